@@ -1,0 +1,99 @@
+package io.smslice.api.v1alpha1.claim;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.Quantity;
+
+/** What a workload asks for. */
+@ValidationRule(
+    value = "self.isolation == 'Memory' || has(self.sms)",
+    message = "spec.sms is required unless isolation is Memory: say how many SMs the slice needs",
+    reason = "FieldValueRequired",
+    fieldPath = ".sms")
+@ValidationRule(
+    value = "self.isolation != 'Memory' || has(self.memory)",
+    message =
+        "spec.memory is required when isolation is Memory: a MIG instance is chosen by its memory",
+    reason = "FieldValueRequired",
+    fieldPath = ".memory")
+@ValidationRule(
+    value =
+        "!has(self.memory) || (isQuantity(string(self.memory))"
+            + " && quantity(string(self.memory)).sign() > 0)",
+    message = "spec.memory must be a positive quantity such as 8Gi or 512Mi",
+    fieldPath = ".memory")
+@ValidationRule(
+    value = "self.isolation == oldSelf.isolation",
+    message = "spec.isolation cannot change: delete the claim and create a new one")
+public class SliceClaimSpec {
+  @Min(1)
+  @Max(1024)
+  @JsonPropertyDescription(
+      "Streaming multiprocessors the slice needs. Rounded up to the GPU's partition granularity"
+          + " (the bound count is in status.binding.sms). Optional for Memory isolation, where it is"
+          + " the least number of SMs the MIG instance must have.")
+  private Integer sms;
+
+  @JsonPropertyDescription(
+      "Device memory the slice may allocate, as a quantity (8Gi). The agent refuses allocations"
+          + " beyond it; required for Memory isolation.")
+  private Quantity memory;
+
+  @Default("Auto")
+  @JsonPropertyDescription(
+      "Compute: a green context (hard SM slice). Memory: a MIG instance. Shared: an MPS share."
+          + " Auto: the operator chooses (see docs/placement.md). Cannot change.")
+  private Isolation isolation = Isolation.Auto;
+
+  @Default("Standard")
+  @JsonPropertyDescription(
+      "LatencyCritical claims may displace BestEffort ones when a GPU is full; see"
+          + " docs/placement.md.")
+  private Priority priority = Priority.Standard;
+
+  @JsonPropertyDescription("Optional restrictions on the GPU and node the claim is placed on.")
+  private GpuSelector selector;
+
+  public Integer getSms() {
+    return sms;
+  }
+
+  public void setSms(Integer sms) {
+    this.sms = sms;
+  }
+
+  public Quantity getMemory() {
+    return memory;
+  }
+
+  public void setMemory(Quantity memory) {
+    this.memory = memory;
+  }
+
+  public Isolation getIsolation() {
+    return isolation;
+  }
+
+  public void setIsolation(Isolation isolation) {
+    this.isolation = isolation;
+  }
+
+  public Priority getPriority() {
+    return priority;
+  }
+
+  public void setPriority(Priority priority) {
+    this.priority = priority;
+  }
+
+  public GpuSelector getSelector() {
+    return selector;
+  }
+
+  public void setSelector(GpuSelector selector) {
+    this.selector = selector;
+  }
+}
