@@ -38,7 +38,7 @@ final class GeneratedCrds {
               new CRDPostProcessor() {
                 @Override
                 public HasMetadata process(HasMetadata crd, String crdVersion) {
-                  return columnsInDeclaredOrder(crd);
+                  return withoutEmptySpec(columnsInDeclaredOrder(crd));
                 }
               })
           .generate();
@@ -61,6 +61,17 @@ final class GeneratedCrds {
       version
           .getAdditionalPrinterColumns()
           .sort(Comparator.comparingInt(column -> declared.indexOf(column.getName())));
+    }
+    return crd;
+  }
+
+  /** A SliceNode carries only status; its Void spec would otherwise appear as an empty object. */
+  private static HasMetadata withoutEmptySpec(HasMetadata crd) {
+    for (var version : ((CustomResourceDefinition) crd).getSpec().getVersions()) {
+      var properties = version.getSchema().getOpenAPIV3Schema().getProperties();
+      if (properties.get("spec").getProperties().isEmpty()) {
+        properties.remove("spec");
+      }
     }
     return crd;
   }

@@ -2,6 +2,7 @@ package io.smslice.api.v1alpha1.claim;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -37,6 +38,7 @@ public class SliceClaim extends CustomResource<SliceClaimSpec, SliceClaimStatus>
     implements Namespaced {
 
   @Override
+  @Required
   @JsonPropertyDescription("What the workload asks for.")
   public SliceClaimSpec getSpec() {
     return super.getSpec();

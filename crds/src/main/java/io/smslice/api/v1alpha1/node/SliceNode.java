@@ -25,12 +25,6 @@ import io.smslice.api.v1alpha1.SmsliceApi;
 public class SliceNode extends CustomResource<Void, SliceNodeStatus> {
 
   @Override
-  @JsonPropertyDescription("Empty: a SliceNode carries only what its node's agent observed.")
-  public Void getSpec() {
-    return super.getSpec();
-  }
-
-  @Override
   @JsonPropertyDescription("The node's GPUs and agent, as last observed by the node side.")
   public SliceNodeStatus getStatus() {
     return super.getStatus();
