@@ -1,0 +1,29 @@
+package io.smslice.operator.placement;
+
+import java.util.Map;
+
+/**
+ * What a claim asks for. {@code sms} is 0 when not given (allowed for MEMORY only); {@code
+ * memoryBytes} 0 when not given. {@code product} null and {@code nodeLabels} empty mean anywhere.
+ */
+public record Request(
+    String claim,
+    int sms,
+    long memoryBytes,
+    Isolation isolation,
+    Priority priority,
+    String product,
+    Map<String, String> nodeLabels) {
+
+  public Request {
+    nodeLabels = Map.copyOf(nodeLabels);
+    if (sms < 0 || memoryBytes < 0) {
+      throw new IllegalArgumentException("negative sms or memory in " + claim);
+    }
+  }
+
+  /** The same request with another size (a resize). */
+  public Request resized(int newSms, long newMemoryBytes) {
+    return new Request(claim, newSms, newMemoryBytes, isolation, priority, product, nodeLabels);
+  }
+}
