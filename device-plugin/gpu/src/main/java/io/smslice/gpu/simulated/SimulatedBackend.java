@@ -1,0 +1,99 @@
+package io.smslice.gpu.simulated;
+
+import io.smslice.gpu.GpuBackend;
+import io.smslice.gpu.GpuDevice;
+import io.smslice.gpu.GpuException;
+import io.smslice.gpu.GreenContext;
+import io.smslice.gpu.GroupSets;
+import io.smslice.gpu.SplitGroup;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * GPUs that do not exist: a configurable inventory, and green contexts that run the built-in test
+ * kernels on the CPU. For CI and demos only; it always reports itself as simulated.
+ */
+public final class SimulatedBackend implements GpuBackend {
+  public static final long GIB = 1L << 30;
+
+  private final Map<String, SimulatedGpu> gpus = new LinkedHashMap<>();
+
+  public SimulatedBackend(List<GpuDevice> devices) {
+    for (GpuDevice device : devices) {
+      if (gpus.put(device.uuid(), new SimulatedGpu(device)) != null) {
+        throw new IllegalArgumentException("duplicate GPU UUID " + device.uuid());
+      }
+    }
+  }
+
+  /** {@code count} GPUs shaped like the H200 the project measured. */
+  public static SimulatedBackend h200(int count) {
+    List<GpuDevice> devices = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      devices.add(h200Device(i));
+    }
+    return new SimulatedBackend(devices);
+  }
+
+  /** 132 SMs, minimum partition 8, split into 15 groups of 8 and a remainder of 12, 141 GiB. */
+  public static GpuDevice h200Device(int index) {
+    List<Integer> sizes = new ArrayList<>();
+    for (int i = 0; i < 15; i++) {
+      sizes.add(8);
+    }
+    sizes.add(12);
+    return device(index, "NVIDIA H200 (simulated)", 8, 141 * GIB, sizes);
+  }
+
+  /** A simulated GPU whose split has the given group sizes (remainder last). */
+  public static GpuDevice device(
+      int index, String product, int minPartition, long memoryBytes, List<Integer> groupSizes) {
+    List<SplitGroup> split = new ArrayList<>();
+    for (int i = 0; i < groupSizes.size(); i++) {
+      split.add(new SplitGroup(i, groupSizes.get(i)));
+    }
+    int sms = groupSizes.stream().mapToInt(Integer::intValue).sum();
+    String uuid = String.format("GPU-51a0a7ed-0000-4000-8000-%012x", index);
+    return new GpuDevice(index, uuid, product, memoryBytes, sms, minPartition, minPartition, split);
+  }
+
+  @Override
+  public String backendName() {
+    return "simulated";
+  }
+
+  @Override
+  public boolean simulated() {
+    return true;
+  }
+
+  @Override
+  public List<GpuDevice> devices() {
+    return gpus.values().stream().map(g -> g.device).toList();
+  }
+
+  @Override
+  public GreenContext createGreenContext(String gpuUuid, List<Integer> groupIds)
+      throws GpuException {
+    SimulatedGpu gpu = gpu(gpuUuid);
+    return new SimulatedGreenContext(gpu, groupIds, GroupSets.smsOf(gpu.device, groupIds));
+  }
+
+  @Override
+  public void resetDevice(String gpuUuid) throws GpuException {
+    gpu(gpuUuid).reset();
+  }
+
+  private SimulatedGpu gpu(String uuid) throws GpuException {
+    SimulatedGpu gpu = gpus.get(uuid);
+    if (gpu == null) {
+      device(uuid);
+    }
+    return gpu;
+  }
+
+  @Override
+  public void close() {}
+}

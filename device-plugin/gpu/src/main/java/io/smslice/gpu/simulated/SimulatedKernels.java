@@ -1,0 +1,115 @@
+package io.smslice.gpu.simulated;
+
+import io.smslice.gpu.GpuError;
+import io.smslice.gpu.GpuException;
+import io.smslice.gpu.KernelArg;
+import io.smslice.gpu.LaunchGeometry;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The kernels the simulated backend can run, on the CPU, with the same names and parameters as the
+ * CUDA test kernels in the agent's verification (verify/kernels.cu). Anything else is refused.
+ */
+final class SimulatedKernels {
+  private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
+  private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+  /** Parameter kinds: 'p' pointer (or a raw 64-bit value), 'i' 32-bit int, 'l' 64-bit int. */
+  private static final Map<String, String> SIGNATURES =
+      Map.of(
+          "empty", "",
+          "spin", "l",
+          "fill_u32", "pii",
+          "vector_add", "pppi",
+          "copy_u32", "ppi",
+          "record_smid", "p",
+          "load_u32", "pp");
+
+  private SimulatedKernels() {}
+
+  static Set<String> names() {
+    return SIGNATURES.keySet();
+  }
+
+  static void run(
+      String name, LaunchGeometry geometry, List<KernelArg> args, SimulatedMemory memory, int sms)
+      throws GpuException {
+    String signature = SIGNATURES.get(name);
+    checkArgs(name, signature, args);
+    long threads = geometry.blocks() * geometry.threadsPerBlock();
+    switch (name) {
+      case "empty", "spin" -> {}
+      case "fill_u32" -> {
+        int n = count(args.get(2), threads);
+        MemorySegment out = memory.slice(address(args.get(0)), 4L * n);
+        int value = ((KernelArg.I32) args.get(1)).value();
+        for (int i = 0; i < n; i++) {
+          out.setAtIndex(U32, i, value);
+        }
+      }
+      case "vector_add" -> {
+        int n = count(args.get(3), threads);
+        MemorySegment a = memory.slice(address(args.get(0)), 4L * n);
+        MemorySegment b = memory.slice(address(args.get(1)), 4L * n);
+        MemorySegment c = memory.slice(address(args.get(2)), 4L * n);
+        for (int i = 0; i < n; i++) {
+          c.setAtIndex(F32, i, a.getAtIndex(F32, i) + b.getAtIndex(F32, i));
+        }
+      }
+      case "copy_u32" -> {
+        int n = count(args.get(2), threads);
+        MemorySegment source = memory.slice(address(args.get(0)), 4L * n);
+        memory.slice(address(args.get(1)), 4L * n).copyFrom(source);
+      }
+      case "record_smid" -> {
+        // Simulated SM ids: blocks spread round-robin over the context's SMs.
+        MemorySegment out = memory.slice(address(args.get(0)), 4L * geometry.blocks());
+        for (long block = 0; block < geometry.blocks(); block++) {
+          out.setAtIndex(U32, block, (int) (block % sms));
+        }
+      }
+      case "load_u32" -> {
+        int value = memory.slice(address(args.get(0)), 4).get(U32, 0);
+        memory.slice(address(args.get(1)), 4).set(U32, 0, value);
+      }
+      default -> throw new IllegalStateException("kernel without implementation: " + name);
+    }
+  }
+
+  private static void checkArgs(String name, String signature, List<KernelArg> args)
+      throws GpuException {
+    if (signature == null) {
+      throw new GpuException(GpuError.INVALID_IMAGE, "simulated backend has no kernel " + name);
+    }
+    if (args.size() != signature.length()) {
+      throw new GpuException(
+          GpuError.INVALID_VALUE,
+          name + " takes " + signature.length() + " arguments, got " + args.size());
+    }
+    for (int i = 0; i < args.size(); i++) {
+      KernelArg arg = args.get(i);
+      boolean fits =
+          switch (signature.charAt(i)) {
+            case 'p', 'l' -> arg instanceof KernelArg.Pointer || arg instanceof KernelArg.I64;
+            case 'i' -> arg instanceof KernelArg.I32;
+            default -> false;
+          };
+      if (!fits) {
+        throw new GpuException(
+            GpuError.INVALID_VALUE, name + " argument " + i + " has the wrong type: " + arg);
+      }
+    }
+  }
+
+  private static long address(KernelArg arg) {
+    return arg instanceof KernelArg.Pointer p ? p.address() : ((KernelArg.I64) arg).value();
+  }
+
+  private static int count(KernelArg arg, long threads) {
+    return (int) Math.max(0, Math.min(((KernelArg.I32) arg).value(), threads));
+  }
+}
