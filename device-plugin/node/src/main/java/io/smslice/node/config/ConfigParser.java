@@ -1,0 +1,241 @@
+package io.smslice.node.config;
+
+import io.smslice.api.v1alpha1.node.GpuMode;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the merged settings tree (file, then environment, then flags) into a {@link NodeConfig}.
+ * Every rejection names the key, the bad value and what to write instead.
+ */
+final class ConfigParser {
+  static final String VERSION = "v1";
+  private static final Set<String> TOP_KEYS =
+      Set.of(
+          "version",
+          "backend",
+          "runMode",
+          "resourceNames",
+          "gpus",
+          "paths",
+          "heartbeatSeconds",
+          "metricsPort",
+          "mps");
+  // An extended resource name: a DNS subdomain prefix, a slash, and a DNS label-like name.
+  private static final Pattern RESOURCE_NAME =
+      Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+  private static final Pattern GPU_UUID = Pattern.compile("GPU-[0-9a-fA-F-]{8,}");
+
+  private final String source;
+
+  ConfigParser(String source) {
+    this.source = source;
+  }
+
+  NodeConfig parse(Map<String, Object> tree) {
+    unknownKeys("", tree, TOP_KEYS);
+    Object version = tree.get("version");
+    if (version == null) {
+      throw fail("version", "is missing", "add `version: v1` as the first line");
+    }
+    if (!VERSION.equals(String.valueOf(version))) {
+      throw fail("version", "is '" + version + "'", "this node side reads `version: v1` only");
+    }
+    Backend backend =
+        choice(
+            "backend", tree.getOrDefault("backend", "auto"), Backend.values(), Backend::configName);
+    RunMode runMode =
+        choice(
+            "runMode",
+            tree.getOrDefault("runMode", "worker"),
+            RunMode.values(),
+            RunMode::configName);
+    ResourceNames names = resourceNames(map("resourceNames", tree.get("resourceNames")));
+    Map<String, Object> gpus = map("gpus", tree.get("gpus"));
+    unknownKeys("gpus.", gpus, Set.of("defaultMode", "overrides"));
+    GpuMode defaultMode = mode("gpus.defaultMode", gpus.getOrDefault("defaultMode", "green"));
+    List<ModeOverride> overrides = overrides(gpus.get("overrides"));
+    NodePaths paths = paths(map("paths", tree.get("paths")));
+    int heartbeat = integer("heartbeatSeconds", tree.getOrDefault("heartbeatSeconds", 30), 1, 3600);
+    int metricsPort = integer("metricsPort", tree.getOrDefault("metricsPort", 9400), 0, 65535);
+    Map<String, Object> mps = map("mps", tree.get("mps"));
+    unknownKeys("mps.", mps, Set.of("controlCommand"));
+    List<String> mpsCommand = mpsCommand(mps.get("controlCommand"));
+    return new NodeConfig(
+        source,
+        backend,
+        runMode,
+        names,
+        defaultMode,
+        overrides,
+        paths,
+        Duration.ofSeconds(heartbeat),
+        metricsPort,
+        mpsCommand);
+  }
+
+  private ResourceNames resourceNames(Map<String, Object> tree) {
+    unknownKeys("resourceNames.", tree, Set.of("sm", "mig", "mps"));
+    ResourceNames d = ResourceNames.DEFAULTS;
+    String sm = resourceName("resourceNames.sm", tree.getOrDefault("sm", d.sm()));
+    String mig = resourceName("resourceNames.mig", tree.getOrDefault("mig", d.mig()));
+    String mps = resourceName("resourceNames.mps", tree.getOrDefault("mps", d.mps()));
+    if (new HashSet<>(List.of(sm, mig, mps)).size() != 3) {
+      throw fail(
+          "resourceNames",
+          "uses one name for two kinds of device (" + sm + ", " + mig + ", " + mps + ")",
+          "give sm, mig and mps three different names");
+    }
+    return new ResourceNames(sm, mig, mps);
+  }
+
+  private String resourceName(String key, Object value) {
+    String name = String.valueOf(value);
+    if (!RESOURCE_NAME.matcher(name).matches() || name.length() > 253) {
+      throw fail(key, "is '" + name + "'", "write an extended resource name such as smslice.io/sm");
+    }
+    String domain = name.substring(0, name.indexOf('/'));
+    if (domain.equals("kubernetes.io") || domain.endsWith(".kubernetes.io")) {
+      throw fail(key, "is '" + name + "'", "kubernetes.io names are reserved; use smslice.io/...");
+    }
+    return name;
+  }
+
+  private List<ModeOverride> overrides(Object value) {
+    if (value == null) {
+      return List.of();
+    }
+    if (!(value instanceof List<?> list)) {
+      throw fail("gpus.overrides", "is not a list", "write `overrides: [{match: 0, mode: mig}]`");
+    }
+    List<ModeOverride> result = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      String key = "gpus.overrides[" + i + "]";
+      Map<String, Object> entry = map(key, list.get(i));
+      unknownKeys(key + ".", entry, Set.of("match", "mode"));
+      Object match = entry.get("match");
+      if (match == null) {
+        throw fail(key + ".match", "is missing", "give the GPU's index (0) or UUID (GPU-...)");
+      }
+      String m = String.valueOf(match);
+      if (!m.matches("\\d+") && !GPU_UUID.matcher(m).matches()) {
+        throw fail(key + ".match", "is '" + m + "'", "give the GPU's index (0) or UUID (GPU-...)");
+      }
+      if (!seen.add(m.toLowerCase())) {
+        throw fail(key + ".match", "names GPU " + m + " twice", "keep one override per GPU");
+      }
+      if (!entry.containsKey("mode")) {
+        throw fail(key + ".mode", "is missing", "set it to green, mig, mps or off");
+      }
+      result.add(new ModeOverride(m, mode(key + ".mode", entry.get("mode"))));
+    }
+    return result;
+  }
+
+  private NodePaths paths(Map<String, Object> tree) {
+    unknownKeys("paths.", tree, Set.of("devicePlugins", "run", "state", "dev", "proc"));
+    NodePaths d = NodePaths.DEFAULTS;
+    return new NodePaths(
+        path("paths.devicePlugins", tree.get("devicePlugins"), d.devicePlugins()),
+        path("paths.run", tree.get("run"), d.run()),
+        path("paths.state", tree.get("state"), d.state()),
+        path("paths.dev", tree.get("dev"), d.dev()),
+        path("paths.proc", tree.get("proc"), d.proc()));
+  }
+
+  private Path path(String key, Object value, Path fallback) {
+    if (value == null) {
+      return fallback;
+    }
+    Path p = Path.of(String.valueOf(value));
+    if (!p.isAbsolute()) {
+      throw fail(key, "is '" + value + "'", "write an absolute path");
+    }
+    return p;
+  }
+
+  private List<String> mpsCommand(Object value) {
+    if (value == null) {
+      return List.of("nvidia-cuda-mps-control");
+    }
+    List<String> command = new ArrayList<>();
+    if (value instanceof List<?> list) {
+      list.forEach(v -> command.add(String.valueOf(v)));
+    } else {
+      command.addAll(Arrays.asList(String.valueOf(value).trim().split("\\s+")));
+    }
+    if (command.isEmpty() || command.getFirst().isBlank()) {
+      throw fail("mps.controlCommand", "is empty", "leave it out or name the MPS control program");
+    }
+    return command;
+  }
+
+  private GpuMode mode(String key, Object value) {
+    return choice(
+        key,
+        value,
+        new GpuMode[] {GpuMode.Green, GpuMode.MIG, GpuMode.MPS, GpuMode.Off},
+        m -> m.name().toLowerCase());
+  }
+
+  private <T> T choice(
+      String key, Object value, T[] options, java.util.function.Function<T, String> name) {
+    String text = String.valueOf(value);
+    List<String> names = new ArrayList<>();
+    for (T option : options) {
+      if (name.apply(option).equals(text)) {
+        return option;
+      }
+      names.add(name.apply(option));
+    }
+    throw fail(key, "is '" + text + "'", "set it to one of " + String.join(", ", names));
+  }
+
+  private int integer(String key, Object value, int min, int max) {
+    int n;
+    try {
+      n = value instanceof Number num ? num.intValue() : Integer.parseInt(String.valueOf(value));
+    } catch (NumberFormatException e) {
+      throw fail(key, "is '" + value + "'", "write a whole number");
+    }
+    if (n < min || n > max) {
+      throw fail(key, "is " + n, "write a number from " + min + " to " + max);
+    }
+    return n;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> map(String key, Object value) {
+    if (value == null) {
+      return new LinkedHashMap<>();
+    }
+    if (!(value instanceof Map<?, ?> m)) {
+      throw fail(key, "is '" + value + "', not a mapping", "write it as `key: value` lines");
+    }
+    return (Map<String, Object>) m;
+  }
+
+  private void unknownKeys(String prefix, Map<String, Object> tree, Set<String> known) {
+    for (String k : tree.keySet()) {
+      if (!known.contains(k)) {
+        throw fail(
+            prefix + k,
+            "is not a known setting",
+            "remove it or use one of " + String.join(", ", known.stream().sorted().toList()));
+      }
+    }
+  }
+
+  private ConfigException fail(String key, String problem, String fix) {
+    return new ConfigException(source + ": " + key + " " + problem + ": " + fix + ".");
+  }
+}

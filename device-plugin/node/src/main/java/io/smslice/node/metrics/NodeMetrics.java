@@ -1,0 +1,102 @@
+package io.smslice.node.metrics;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The node side's Prometheus metrics, kept in memory and written in the text exposition format.
+ * Small on purpose: a handful of counters and gauges do not justify a metrics library.
+ */
+public final class NodeMetrics {
+  private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
+  private final Map<String, Supplier<Map<String, Double>>> gauges = new ConcurrentHashMap<>();
+  private final Map<String, String> help = new ConcurrentHashMap<>();
+
+  public NodeMetrics() {
+    help.put("smslice_node_allocations_total", "Kubelet Allocate calls by resource and result.");
+    help.put("smslice_node_registrations_total", "Successful registrations with the kubelet.");
+    help.put("smslice_node_mps_daemon_starts_total", "MPS control daemon starts by GPU.");
+    help.put("smslice_node_slicenode_updates_total", "SliceNode status writes by result.");
+  }
+
+  public void allocation(String resource, String result) {
+    inc(
+        "smslice_node_allocations_total",
+        "resource=\"" + resource + "\",result=\"" + result + "\"");
+  }
+
+  public void registration(String resource) {
+    inc("smslice_node_registrations_total", "resource=\"" + resource + "\"");
+  }
+
+  public void mpsDaemonStart(String gpuUuid) {
+    inc("smslice_node_mps_daemon_starts_total", "gpu=\"" + gpuUuid + "\"");
+  }
+
+  public void sliceNodeUpdate(String result) {
+    inc("smslice_node_slicenode_updates_total", "result=\"" + result + "\"");
+  }
+
+  /** A gauge family: label set (as written between braces) to value, read at scrape time. */
+  public void gauge(String name, String description, Supplier<Map<String, Double>> values) {
+    help.put(name, description);
+    gauges.put(name, values);
+  }
+
+  private void inc(String name, String labels) {
+    counters.computeIfAbsent(name + "{" + labels + "}", k -> new AtomicLong()).incrementAndGet();
+  }
+
+  /** Counter value, for tests and logs. */
+  public long counter(String name, String labels) {
+    AtomicLong v = counters.get(name + "{" + labels + "}");
+    return v == null ? 0 : v.get();
+  }
+
+  public String scrape() {
+    Map<String, StringBuilder> families = new TreeMap<>();
+    new TreeMap<>(counters)
+        .forEach(
+            (series, value) ->
+                family(families, series.substring(0, series.indexOf('{')), "counter")
+                    .append(series)
+                    .append(' ')
+                    .append(value.get())
+                    .append('\n'));
+    gauges.forEach(
+        (name, supplier) -> {
+          StringBuilder out = family(families, name, "gauge");
+          new TreeMap<>(supplier.get())
+              .forEach(
+                  (labels, value) -> {
+                    out.append(name);
+                    if (!labels.isEmpty()) {
+                      out.append('{').append(labels).append('}');
+                    }
+                    out.append(' ').append(value).append('\n');
+                  });
+        });
+    StringBuilder all = new StringBuilder();
+    families.values().forEach(all::append);
+    return all.toString();
+  }
+
+  private StringBuilder family(Map<String, StringBuilder> families, String name, String type) {
+    return families.computeIfAbsent(
+        name,
+        n ->
+            new StringBuilder()
+                .append("# HELP ")
+                .append(n)
+                .append(' ')
+                .append(help.getOrDefault(n, n))
+                .append("\n# TYPE ")
+                .append(n)
+                .append(' ')
+                .append(type)
+                .append('\n'));
+  }
+}

@@ -1,0 +1,60 @@
+package io.smslice.node.nvml;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * NVML for nodes without a GPU (CI, the demo): the GPUs it is given, health problems and Xid errors
+ * injected by whoever drives it. It says what it is: its driver version reads "simulated".
+ */
+public final class SimulatedNvml implements Nvml {
+  private final List<NvmlGpu> gpus;
+  private final Map<String, String> problems = new ConcurrentHashMap<>();
+  private final BlockingQueue<XidEvent> xids = new LinkedBlockingQueue<>();
+
+  public SimulatedNvml(List<NvmlGpu> gpus) {
+    this.gpus = List.copyOf(gpus);
+  }
+
+  /** Marks a GPU as having a problem; {@code null} clears it. */
+  public void setProblem(String gpuUuid, String reason) {
+    if (reason == null) {
+      problems.remove(gpuUuid);
+    } else {
+      problems.put(gpuUuid, reason);
+    }
+  }
+
+  public void injectXid(String gpuUuid, long xid) {
+    xids.add(new XidEvent(gpuUuid, xid));
+  }
+
+  @Override
+  public String driverVersion() {
+    return "simulated";
+  }
+
+  @Override
+  public List<NvmlGpu> gpus() {
+    return gpus;
+  }
+
+  @Override
+  public Optional<String> healthProblem(String gpuUuid) {
+    return Optional.ofNullable(problems.get(gpuUuid));
+  }
+
+  @Override
+  public Optional<XidEvent> awaitXid(Duration timeout) throws InterruptedException {
+    return Optional.ofNullable(xids.poll(timeout.toMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  @Override
+  public void close() {}
+}

@@ -1,0 +1,4 @@
+package io.smslice.node.nvml;
+
+/** An Xid error NVML reported for a GPU. */
+public record XidEvent(String gpuUuid, long xid) {}
