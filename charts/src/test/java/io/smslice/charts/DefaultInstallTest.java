@@ -47,8 +47,8 @@ class DefaultInstallTest {
     Role leases = chart.named(Role.class, "smslice-operator-leader-election");
 
     assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
-    assertThat(env(deployment.getSpec().getTemplate().getSpec(), "SMSLICE_LEADER_ELECTION_ENABLED"))
-        .isEqualTo("true");
+    assertThat(env(deployment.getSpec().getTemplate().getSpec(), "SMSLICE_LEASE_NAME"))
+        .isEqualTo("smslice-operator-leader");
     assertThat(leases.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
     assertThat(leases.getRules())
         .singleElement()
