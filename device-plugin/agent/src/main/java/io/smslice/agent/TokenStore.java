@@ -1,0 +1,100 @@
+package io.smslice.agent;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Tokens that open a claim's socket, one per container. Only SHA-256 digests are kept, in {@code
+ * stateDir/tokens/<namespace>_<claim>}, so that tokens handed out before an agent restart still
+ * work after it.
+ */
+final class TokenStore {
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final Path directory;
+  private final Map<String, Set<String>> digests = new HashMap<>();
+
+  TokenStore(Path stateDir) {
+    this.directory = stateDir.resolve("tokens");
+  }
+
+  synchronized String issue(String namespace, String claim, String podUid, String container) {
+    byte[] secret = new byte[32];
+    RANDOM.nextBytes(secret);
+    String token = HexFormat.of().formatHex(secret);
+    String digest = digest(token);
+    try {
+      Files.createDirectories(directory);
+      Files.writeString(
+          file(namespace, claim),
+          digest + " " + podUid + " " + container + "\n",
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot persist the token of " + namespace + "/" + claim, e);
+    }
+    known(namespace, claim).add(digest);
+    return token;
+  }
+
+  synchronized boolean accepts(String namespace, String claim, String token) {
+    return token != null && !token.isEmpty() && known(namespace, claim).contains(digest(token));
+  }
+
+  synchronized void forget(String namespace, String claim) {
+    digests.remove(namespace + "/" + claim);
+    try {
+      Files.deleteIfExists(file(namespace, claim));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private Set<String> known(String namespace, String claim) {
+    return digests.computeIfAbsent(
+        namespace + "/" + claim,
+        key -> {
+          Set<String> loaded = new HashSet<>();
+          Path file = file(namespace, claim);
+          try {
+            if (Files.exists(file)) {
+              for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (!line.isBlank()) {
+                  loaded.add(line.split(" ", 2)[0]);
+                }
+              }
+            }
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+          return loaded;
+        });
+  }
+
+  private Path file(String namespace, String claim) {
+    // Kubernetes names cannot contain '_', so the file name is unambiguous.
+    return directory.resolve(namespace + "_" + claim);
+  }
+
+  private static String digest(String token) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
