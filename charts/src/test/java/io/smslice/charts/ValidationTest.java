@@ -99,11 +99,6 @@ class ValidationTest {
             "node.configs.default",
             "null"),
         bad(
-            "several replicas without leader election",
-            "enable leader election or run 1 replica",
-            "operator.leaderElection.enabled",
-            "false"),
-        bad(
             "a failure policy the API server does not know",
             "webhook.failurePolicy must be Fail or Ignore, got \"Retry\"",
             "webhook.failurePolicy",
