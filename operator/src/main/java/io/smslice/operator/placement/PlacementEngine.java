@@ -123,6 +123,12 @@ public final class PlacementEngine {
     return Optional.ofNullable(gpus.get(uuid)).map(s -> s.gpu);
   }
 
+  /** The MPS share {@code sms} SMs are of the named GPU, or 0 when the GPU is unknown. */
+  public int mpsPercent(String gpuUuid, int sms) {
+    GpuState g = gpus.get(gpuUuid);
+    return g == null ? 0 : Fitting.percent(g.gpu, sms);
+  }
+
   /** Decides where a new claim goes (does not record it). */
   public Decision place(Request r) {
     String invalid = Fitting.invalid(r);

@@ -1,0 +1,179 @@
+package io.smslice.operator.claim;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
+import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.operator.events.EventRecorder;
+import io.smslice.operator.metrics.SliceMetrics;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Reconciles SliceClaims: asks the allocator for the claim's slice, then records the outcome
+ * (status, node label, events). Deleting a claim frees its slice before the finalizer goes.
+ */
+@ControllerConfiguration(
+    name = SliceClaimReconciler.NAME,
+    finalizerName = SmsliceApi.CLAIM_FINALIZER)
+public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<SliceClaim> {
+  public static final String NAME = "sliceclaim";
+
+  private final SliceAllocator allocator;
+  private final SliceMetrics metrics;
+  private final KubernetesClient client;
+  private final Clock clock;
+  private final EventRecorder events;
+
+  @Inject
+  public SliceClaimReconciler(
+      SliceAllocator allocator, SliceMetrics metrics, KubernetesClient client, Clock clock) {
+    this.allocator = allocator;
+    this.metrics = metrics;
+    this.client = client;
+    this.clock = clock;
+    this.events = new EventRecorder(client, clock);
+  }
+
+  @Override
+  public List<EventSource<?, SliceClaim>> prepareEventSources(EventSourceContext<SliceClaim> ctx) {
+    // Node-side changes reach claims through the allocator (it re-reads the inventory and nudges
+    // the claims that lost or may now get a slice), so the mappers only hook that in.
+    InformerEventSource<SliceNode, SliceClaim> sliceNodes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(SliceNode.class, SliceClaim.class)
+                .withSecondaryToPrimaryMapper(sn -> inventoryChanged())
+                .build(),
+            ctx);
+    InformerEventSource<Node, SliceClaim> nodes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Node.class, SliceClaim.class)
+                .withSecondaryToPrimaryMapper(n -> inventoryChanged())
+                .build(),
+            ctx);
+    SimpleInboundEventSource<SliceClaim> trigger = new SimpleInboundEventSource<>("claim-trigger");
+    allocator.attach(new CachedClusterView(ctx.getPrimaryCache(), sliceNodes, nodes, trigger));
+    return List.of(sliceNodes, nodes, trigger);
+  }
+
+  private Set<io.javaoperatorsdk.operator.processing.event.ResourceID> inventoryChanged() {
+    allocator.checkLiveness();
+    return Set.of();
+  }
+
+  @Override
+  public UpdateControl<SliceClaim> reconcile(SliceClaim claim, Context<SliceClaim> ctx) {
+    long start = System.nanoTime();
+    Outcome o = allocator.decide(claim);
+    metrics.placement(Duration.ofNanos(System.nanoTime() - start));
+    var now = clock.instant();
+    SliceClaimStatus old = claim.getStatus();
+    if (o.resize() != null) {
+      writeStatus(claim, ClaimStatuses.resizing(claim, o, now));
+    }
+    SliceClaimStatus next = ClaimStatuses.next(claim, o, now);
+    if (old == null || !ClaimStatuses.same(next, old)) {
+      writeStatus(claim, next);
+      announce(claim, old, o);
+    }
+    label(claim, o.placement() == null ? null : o.placement().node());
+    metrics.phase(ClaimRequests.key(claim), o.phase());
+    return UpdateControl.noUpdate();
+  }
+
+  @Override
+  public DeleteControl cleanup(SliceClaim claim, Context<SliceClaim> ctx) {
+    allocator.release(claim);
+    try {
+      writeStatus(claim, ClaimStatuses.released(claim, clock.instant()));
+    } catch (KubernetesClientException e) {
+      // Already gone or not writable any more: the slice is freed either way.
+    }
+    events.normal(claim, "Released", "slice freed");
+    metrics.forget(ClaimRequests.key(claim));
+    return DeleteControl.defaultDelete();
+  }
+
+  /** Unconditional status write: the allocator is the only writer and serialises decisions. */
+  private void writeStatus(SliceClaim claim, SliceClaimStatus status) {
+    SliceClaim copy = new SliceClaim();
+    copy.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(claim.getMetadata().getName())
+            .withNamespace(claim.getMetadata().getNamespace())
+            .build());
+    copy.setSpec(claim.getSpec());
+    copy.setStatus(status);
+    client.resources(SliceClaim.class).resource(copy).updateStatus();
+  }
+
+  private void label(SliceClaim claim, String node) {
+    Map<String, String> labels = claim.getMetadata().getLabels();
+    String current = labels == null ? null : labels.get(SmsliceApi.NODE_LABEL);
+    if (Objects.equals(current, node)) {
+      return;
+    }
+    Map<String, Object> change = new HashMap<>();
+    change.put(SmsliceApi.NODE_LABEL, node);
+    String patch = Serialization.asJson(Map.of("metadata", Map.of("labels", change)));
+    client
+        .resources(SliceClaim.class)
+        .inNamespace(claim.getMetadata().getNamespace())
+        .withName(claim.getMetadata().getName())
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+  }
+
+  private void announce(SliceClaim claim, SliceClaimStatus old, Outcome o) {
+    Phase before = old == null ? null : old.getPhase();
+    if (o.resize() != null) {
+      events.normal(claim, "Resized", o.message());
+    }
+    if (o.resizeRejected() != null) {
+      events.warning(claim, "ResizeRejected", o.resizeRejected().message());
+    }
+    if (before == o.phase() && o.resize() == null && o.reason().equals(placedReason(old))) {
+      return;
+    }
+    switch (o.phase()) {
+      case Bound -> events.normal(claim, o.reason(), o.message());
+      case Pending, Failed -> events.warning(claim, o.reason(), o.message());
+      default -> {}
+    }
+  }
+
+  private static String placedReason(SliceClaimStatus old) {
+    if (old == null || old.getConditions() == null) {
+      return null;
+    }
+    return old.getConditions().stream()
+        .filter(c -> ClaimStatuses.PLACED.equals(c.getType()))
+        .map(io.smslice.api.v1alpha1.Condition::getReason)
+        .findFirst()
+        .orElse(null);
+  }
+}

@@ -1,0 +1,34 @@
+package io.smslice.operator.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** The operator's own settings (docs/operator.md lists them with their environment names). */
+@ConfigMapping(prefix = "smslice")
+public interface OperatorConfig {
+
+  /** A SliceNode whose heartbeat is older than this is lost: its claims are placed again. */
+  @WithDefault("60s")
+  Duration heartbeatTimeout();
+
+  /** How often stale heartbeats are looked for (events cover every other change). */
+  @WithDefault("10s")
+  Duration livenessCheckInterval();
+
+  /** How long the webhook waits for a pod's claim to become Bound before admitting it anyway. */
+  @WithDefault("5s")
+  Duration webhookClaimWait();
+
+  /** How often per-GPU metrics are recomputed when something changed. */
+  @WithDefault("5s")
+  Duration metricsRefreshInterval();
+
+  /** Lease used for leader election (in the prod profile). */
+  @WithDefault("smslice-operator-leader")
+  String leaseName();
+
+  /** Namespace of the lease; defaults to the operator's own namespace. */
+  Optional<String> leaseNamespace();
+}
