@@ -1,5 +1,6 @@
 package io.smslice.node.nvml;
 
+import io.smslice.gpu.GpuDevice;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,23 @@ public final class SimulatedNvml implements Nvml {
 
   public SimulatedNvml(List<NvmlGpu> gpus) {
     this.gpus = List.copyOf(gpus);
+  }
+
+  /** NVML's view of a simulated GPU backend's devices: same UUIDs, no MIG. */
+  public static SimulatedNvml mirroring(List<GpuDevice> devices) {
+    return new SimulatedNvml(
+        devices.stream()
+            .map(
+                d ->
+                    new NvmlGpu(
+                        d.index(),
+                        d.uuid(),
+                        d.product(),
+                        d.memoryBytes(),
+                        d.index(),
+                        false,
+                        List.of()))
+            .toList());
   }
 
   /** Marks a GPU as having a problem; {@code null} clears it. */

@@ -1,0 +1,110 @@
+package io.smslice.node;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.smslice.agent.ClaimAccess;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.gpu.Backends;
+import io.smslice.gpu.GpuBackend;
+import io.smslice.node.allocation.KubernetesClusterView;
+import io.smslice.node.config.ConfigException;
+import io.smslice.node.config.ConfigLoader;
+import io.smslice.node.config.NodeConfig;
+import io.smslice.node.metrics.MetricsServer;
+import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.nvml.NativeNvml;
+import io.smslice.node.nvml.Nvml;
+import io.smslice.node.nvml.SimulatedNvml;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.logging.Logger;
+
+/**
+ * The node DaemonSet's process: configuration, GPU backend and NVML, the agent, and {@link
+ * NodeSide} (device plugins, MPS daemons, SliceNode). Exits with status 2 and a message that says
+ * what to fix when the configuration is bad.
+ */
+public final class NodeMain {
+  private static final Logger LOG = Logger.getLogger(NodeMain.class.getName());
+
+  private NodeMain() {}
+
+  public static void main(String[] args) throws Exception {
+    try {
+      run(List.of(args));
+    } catch (ConfigException e) {
+      System.err.println("smslice node: cannot start: " + e.getMessage());
+      System.exit(2);
+    }
+  }
+
+  private static void run(List<String> args) throws Exception {
+    ConfigLoader loader = new ConfigLoader(args, System.getenv());
+    String nodeName =
+        loader
+            .setting("node-name", "NODE_NAME")
+            .orElseThrow(
+                () ->
+                    new ConfigException(
+                        "NODE_NAME is not set: give the container env NODE_NAME from the downward"
+                            + " API (valueFrom.fieldRef.fieldPath: spec.nodeName), or pass"
+                            + " --node-name=<node>."));
+    KubernetesClient client = new KubernetesClientBuilder().build();
+    Optional<String> label =
+        loader.requestedName().isPresent() ? Optional.empty() : configLabel(client, nodeName);
+    NodeConfig config = loader.load(label);
+    LOG.info("configuration from " + config.source() + ": " + config);
+
+    GpuBackend backend = Backends.open(config.backend().configName());
+    Nvml nvml =
+        backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
+    LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
+    ClaimAccess agent = new AgentNotRunning();
+    NodeMetrics metrics = new NodeMetrics();
+    MetricsServer metricsServer = new MetricsServer(config.metricsPort(), metrics);
+    NodeSide side =
+        NodeSide.start(
+            config,
+            nodeName,
+            client,
+            new KubernetesClusterView(client),
+            backend,
+            nvml,
+            agent,
+            metrics,
+            NodeSide.Timings.PRODUCTION);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            Thread.ofPlatform()
+                .unstarted(
+                    () -> {
+                      side.close();
+                      metricsServer.close();
+                      nvml.close();
+                      backend.close();
+                      client.close();
+                      stopped.countDown();
+                    }));
+    LOG.info("smslice node " + version() + " running on " + nodeName);
+    stopped.await();
+  }
+
+  private static Optional<String> configLabel(KubernetesClient client, String nodeName) {
+    Node node = client.nodes().withName(nodeName).get();
+    if (node == null) {
+      throw new ConfigException(
+          "node " + nodeName + " is not known to the API server: check NODE_NAME");
+    }
+    return Optional.ofNullable(node.getMetadata().getLabels())
+        .map(l -> l.get(SmsliceApi.NODE_CONFIG_LABEL));
+  }
+
+  /** The version in the jar's manifest, or "dev" when run from classes. */
+  public static String version() {
+    String v = NodeMain.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+}
