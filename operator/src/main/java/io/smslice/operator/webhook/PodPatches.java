@@ -21,7 +21,9 @@ public final class PodPatches {
   public static List<Map<String, Object>> forPod(Pod pod, SliceClaim claim, SliceNode node) {
     List<Map<String, Object>> ops = new ArrayList<>();
     ops.add(op("add", "/spec/schedulerName", SlicePods.SCHEDULER_NAME));
-    if (pod.getMetadata().getLabels() == null) {
+    // fabric8 reads an absent map as an empty one; the JSON the API server holds has no such
+    // member, and a JSON Patch cannot add below a missing parent: add the whole map then.
+    if (empty(pod.getMetadata().getLabels())) {
       ops.add(op("add", "/metadata/labels", Map.of(SlicePods.MANAGED_LABEL, "true")));
     } else {
       ops.add(op("add", "/metadata/labels/" + escape(SlicePods.MANAGED_LABEL), "true"));
@@ -31,7 +33,10 @@ public final class PodPatches {
       String count = Integer.toString(entry.getValue());
       var resources = pod.getSpec().getContainers().getFirst().getResources();
       String base = "/spec/containers/0/resources";
-      if (resources == null) {
+      if (resources == null
+          || (empty(resources.getRequests())
+              && empty(resources.getLimits())
+              && (resources.getClaims() == null || resources.getClaims().isEmpty()))) {
         Map<String, Object> both = new LinkedHashMap<>();
         both.put("requests", Map.of(entry.getKey(), count));
         both.put("limits", Map.of(entry.getKey(), count));
@@ -39,7 +44,7 @@ public final class PodPatches {
       } else {
         for (String kind : List.of("requests", "limits")) {
           var existing = kind.equals("requests") ? resources.getRequests() : resources.getLimits();
-          if (existing == null) {
+          if (empty(existing)) {
             ops.add(op("add", base + "/" + kind, Map.of(entry.getKey(), count)));
           } else {
             ops.add(op("add", base + "/" + kind + "/" + escape(entry.getKey()), count));
@@ -55,6 +60,10 @@ public final class PodPatches {
         && claim.getStatus() != null
         && claim.getStatus().getPhase() == Phase.Bound
         && claim.getStatus().getBinding() != null;
+  }
+
+  private static boolean empty(Map<?, ?> m) {
+    return m == null || m.isEmpty();
   }
 
   private static Map<String, Object> op(String op, String path, Object value) {
