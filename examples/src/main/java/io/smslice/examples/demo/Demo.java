@@ -1,0 +1,352 @@
+package io.smslice.examples.demo;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.api.v1alpha1.claim.Isolation;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.examples.workload.LatencyStats;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The embedded demo: a Kubernetes API (fabric8's mock server), the operator (its fast-jar, as a
+ * child process), the node side (in this JVM, with the simulated GPU when there is no real one)
+ * behind a demo kubelet, then every example of examples/ applied and run, with a live table, a live
+ * resize, and a closing check of what happened.
+ */
+public final class Demo {
+  static final String NODE = "gpu-node-1";
+  static final String NAMESPACE = "default";
+  static final String RESIZED_CLAIM = "trainer";
+  static final int RESIZED_TO = 32;
+
+  private final DemoOptions options;
+  private final PrintStream out;
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  Demo(DemoOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  /** Runs the demo from the command line; the exit status is 0 when every check passed. */
+  public static int run(List<String> args) throws Exception {
+    DemoOptions options;
+    try {
+      options = DemoOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("demo: " + e.getMessage());
+      return 2;
+    }
+    Demo demo = new Demo(options, System.out);
+    Thread main = Thread.currentThread();
+    Thread hook =
+        new Thread(
+            () -> {
+              demo.stopping.set(true);
+              try {
+                main.join(20_000);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      DemoReport report = demo.execute();
+      demo.printSummary(report);
+      return report.ok() ? 0 : 1;
+    } catch (IOException | IllegalStateException e) {
+      System.out.println();
+      System.err.println("demo: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  DemoReport execute() throws Exception {
+    Path work = Files.createTempDirectory("smslice-demo-");
+    Deque<AutoCloseable> open = new ArrayDeque<>();
+    try {
+      return execute(work, open);
+    } finally {
+      stopping.set(true);
+      while (!open.isEmpty()) {
+        try {
+          open.pop().close();
+        } catch (Exception e) {
+          out.println("demo: while stopping: " + e);
+        }
+      }
+    }
+  }
+
+  private DemoReport execute(Path work, Deque<AutoCloseable> open) throws Exception {
+    Path repo = options.repository();
+    Progress progress = new Progress(out, 7);
+    DemoLogging.toFile(work.resolve("demo.log"));
+    out.println("smslice demo: work directory " + work + " (logs: demo.log, operator.log)");
+
+    progress.begin("starting the Kubernetes API (fabric8 mock server, CRUD mode)");
+    MockCluster cluster = MockCluster.start();
+    open.push(cluster);
+    KubernetesClient client = cluster.client();
+    progress.done(cluster.url());
+
+    progress.begin("registering the CRDs and node " + NODE);
+    List<String> crds = cluster.registerCrds(repo.resolve("crds"));
+    cluster.createNode(NODE);
+    progress.done(String.join(", ", crds));
+
+    progress.begin("starting the demo kubelet (device-plugin Registration on a Unix socket)");
+    RunningWorkloads workloads = new RunningWorkloads();
+    int voterPort = freePort();
+    Path pluginDir = work.resolve("kubelet/device-plugins");
+    DemoKubelet kubelet =
+        new DemoKubelet(
+            client,
+            NODE,
+            pluginDir,
+            new InProcessRuntime(workloads, stopping::get, log::add, voterPort),
+            log::add);
+    kubelet.start();
+    open.push(kubelet);
+    progress.done(pluginDir.resolve("kubelet.sock").toString());
+
+    progress.begin("starting the node side (GPU discovery, agent, device plugins, SliceNode)");
+    DemoNode node = DemoNode.start(NODE, work, client, options.backend());
+    open.push(node);
+    node.awaitReady(client, kubelet, java.time.Duration.ofSeconds(30));
+    progress.done(node.describe());
+
+    progress.begin("starting the operator (" + repo.relativize(operatorJar(repo)) + ")");
+    OperatorProcess operator = OperatorProcess.start(operatorJar(repo), cluster.url(), work);
+    open.push(operator);
+    progress.done("log " + operator.log());
+
+    progress.begin("applying the claims of examples/");
+    client.resources(SliceClaim.class);
+    ExampleObjects examples =
+        ExampleObjects.load(repo.resolve("examples"), client.getKubernetesSerialization());
+    ClaimHistory history = new ClaimHistory(client);
+    open.push(history);
+    for (SliceClaim claim : examples.claims()) {
+      claim.getMetadata().setNamespace(NAMESPACE);
+      client.resource(claim).create();
+    }
+    progress.done(examples.claims().size() + " claims");
+
+    progress.begin("creating the pods (the demo calls the operator's webhook for the API server)");
+    AdmissionCall admission =
+        new AdmissionCall(operator.webhook(), client.getKubernetesSerialization());
+    for (Pod pod : examples.pods()) {
+      createPod(client, admission, pod);
+    }
+    progress.done(examples.pods().size() + " pods");
+    progress.note(
+        "No ReplicaSet or Job controller runs here: the demo made one pod per Deployment and Job.");
+    progress.note(
+        "Pods without a claim are bound to "
+            + NODE
+            + " by the demo (no kube-scheduler); pods with one are bound by the operator.");
+
+    long launchesBeforeResize =
+        liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads);
+    return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
+  }
+
+  /** Creates a pod as the API server would: admission first, then storage. */
+  private void createPod(KubernetesClient client, AdmissionCall admission, Pod pod)
+      throws IOException, InterruptedException {
+    pod.getMetadata().setNamespace(NAMESPACE);
+    boolean claimed =
+        pod.getMetadata().getAnnotations() != null
+            && pod.getMetadata().getAnnotations().containsKey(SmsliceApi.CLAIM_ANNOTATION);
+    Pod admitted = admission.mutate(pod, NAMESPACE);
+    if (!claimed) {
+      admitted = new PodBuilder(admitted).editSpec().withNodeName(NODE).endSpec().build();
+    }
+    client.resource(admitted).create();
+  }
+
+  /**
+   * Redraws the table every second until the time is up; resizes the trainer a third of the way.
+   */
+  private long liveLoop(KubernetesClient client, LiveTable table, RunningWorkloads workloads)
+      throws InterruptedException {
+    long start = System.nanoTime();
+    double resizeAt = Math.max(8, (options.seconds() == 0 ? 30 : options.seconds()) / 3.0);
+    long launchesBeforeResize = -1;
+    String event = "";
+    int frame = 0;
+    while (!stopping.get()) {
+      double t = (System.nanoTime() - start) / 1e9;
+      if (options.seconds() > 0 && t >= options.seconds()) {
+        break;
+      }
+      RunningWorkloads.Entry trainer = workloads.get(RESIZED_CLAIM);
+      if (launchesBeforeResize < 0
+          && t >= resizeAt
+          && trainer != null
+          && trainer.stats.snapshot().launches() > 0) {
+        launchesBeforeResize = trainer.stats.snapshot().launches();
+        client
+            .resources(SliceClaim.class)
+            .inNamespace(NAMESPACE)
+            .withName(RESIZED_CLAIM)
+            .edit(
+                c -> {
+                  c.getSpec().setSms(RESIZED_TO);
+                  return c;
+                });
+        event =
+            String.format(
+                Locale.ROOT,
+                "t=%.1fs: resize: patched %s spec.sms to %d (kubectl patch slc %s --type merge -p"
+                    + " '{\"spec\":{\"sms\":%d}}')",
+                t,
+                RESIZED_CLAIM,
+                RESIZED_TO,
+                RESIZED_CLAIM,
+                RESIZED_TO);
+      }
+      if (!options.headless() || frame % 5 == 0) {
+        String screen = table.render(t, event + recentLog());
+        out.print(options.headless() ? screen + System.lineSeparator() : "\033[H\033[2J" + screen);
+        out.flush();
+      }
+      frame++;
+      Thread.sleep(1000);
+    }
+    stopping.set(true);
+    for (RunningWorkloads.Entry e : workloads.all()) {
+      for (int i = 0; i < 50 && e.state.startsWith("running"); i++) {
+        Thread.sleep(100);
+      }
+    }
+    out.print(table.render((System.nanoTime() - start) / 1e9, "stopped" + recentLog()));
+    return launchesBeforeResize;
+  }
+
+  private String recentLog() {
+    List<String> lines = log.subList(Math.max(0, log.size() - 4), log.size());
+    return lines.isEmpty()
+        ? ""
+        : System.lineSeparator() + String.join(System.lineSeparator(), lines);
+  }
+
+  private DemoReport report(
+      KubernetesClient client,
+      DemoKubelet kubelet,
+      RunningWorkloads workloads,
+      ClaimHistory history,
+      DemoNode node,
+      ExampleObjects examples,
+      long launchesBeforeResize) {
+    List<String> problems = new ArrayList<>();
+    Map<String, List<ClaimHistory.Step>> steps = new LinkedHashMap<>();
+    for (SliceClaim claim : examples.claims()) {
+      String name = claim.getMetadata().getName();
+      List<ClaimHistory.Step> s = history.of(name);
+      steps.put(name, s);
+      boolean bound = s.stream().anyMatch(x -> x.phase().equals("Bound"));
+      if (claim.getSpec().getIsolation() != Isolation.Memory && !bound) {
+        problems.add("claim " + name + " never reached Bound: " + s);
+      }
+      if (claim.getSpec().getIsolation() == Isolation.Memory && !bound && node.offersMig()) {
+        problems.add("MIG claim " + name + " never reached Bound on a node with MIG: " + s);
+      }
+    }
+    Map<String, String> podNodes = new LinkedHashMap<>();
+    Map<String, List<String>> allocations = kubelet.allocations();
+    for (Pod pod : client.pods().inNamespace(NAMESPACE).list().getItems()) {
+      String name = pod.getMetadata().getName();
+      String nodeName = pod.getSpec().getNodeName();
+      podNodes.put(name, nodeName == null ? "" : nodeName);
+      boolean claimed =
+          pod.getMetadata().getAnnotations() != null
+              && pod.getMetadata().getAnnotations().containsKey(SmsliceApi.CLAIM_ANNOTATION);
+      boolean wantsMig = name.equals("untrusted-tenant") && !node.offersMig();
+      if (claimed && !wantsMig && !allocations.containsKey(NAMESPACE + "/" + name)) {
+        problems.add("pod " + name + " was not allocated devices (node '" + nodeName + "')");
+      }
+    }
+    Map<String, LatencyStats.Snapshot> snapshots = new LinkedHashMap<>();
+    Map<String, String> states = new LinkedHashMap<>();
+    for (RunningWorkloads.Entry e : workloads.all()) {
+      LatencyStats.Snapshot s = e.stats.snapshot();
+      snapshots.put(e.pod, s);
+      states.put(e.pod, e.state);
+      if (!e.kind.equals("-") && s.launches() == 0) {
+        problems.add("workload " + e.pod + " completed no launches: " + e.state);
+      }
+    }
+    List<ClaimHistory.Step> resized = history.of(RESIZED_CLAIM);
+    if (launchesBeforeResize < 0) {
+      problems.add("the resize was never requested (the " + RESIZED_CLAIM + " workload never ran)");
+    } else {
+      if (resized.stream().noneMatch(x -> x.phase().equals("Resizing"))) {
+        problems.add("claim " + RESIZED_CLAIM + " never showed Resizing: " + resized);
+      }
+      if (resized.isEmpty()
+          || !resized.getLast().equals(new ClaimHistory.Step("Bound", RESIZED_TO))) {
+        problems.add(
+            "claim "
+                + RESIZED_CLAIM
+                + " did not end Bound with "
+                + RESIZED_TO
+                + " SMs: "
+                + resized);
+      }
+      LatencyStats.Snapshot after = snapshots.get(RESIZED_CLAIM);
+      if (after == null || after.launches() <= launchesBeforeResize) {
+        problems.add("the " + RESIZED_CLAIM + " workload made no launches after the resize");
+      }
+    }
+    return new DemoReport(
+        steps,
+        podNodes,
+        allocations,
+        snapshots,
+        states,
+        launchesBeforeResize,
+        node.backendName(),
+        List.copyOf(problems));
+  }
+
+  private void printSummary(DemoReport report) {
+    out.println();
+    out.println("summary (GPU backend: " + report.backend() + ")");
+    report.claimSteps().forEach((claim, steps) -> out.println("  claim " + claim + ": " + steps));
+    report.allocations().forEach((pod, a) -> out.println("  allocated " + pod + ": " + a));
+    if (report.ok()) {
+      out.println(
+          "all checks passed: claims bound, pods allocated, workloads launched, resize done");
+    } else {
+      out.println("checks that FAILED:");
+      report.problems().forEach(p -> out.println("  - " + p));
+    }
+  }
+
+  private static Path operatorJar(Path repo) {
+    return repo.resolve("operator/target/quarkus-app/quarkus-run.jar");
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,229 @@
+package io.smslice.examples.demo;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.smslice.agent.Agent;
+import io.smslice.agent.AgentOptions;
+import io.smslice.agent.RunMode;
+import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.gpu.Backends;
+import io.smslice.gpu.GpuBackend;
+import io.smslice.gpu.GpuDevice;
+import io.smslice.gpu.simulated.SimulatedBackend;
+import io.smslice.node.NodeSide;
+import io.smslice.node.allocation.KubernetesClusterView;
+import io.smslice.node.config.ConfigLoader;
+import io.smslice.node.config.NodeConfig;
+import io.smslice.node.discovery.DiscoveredGpu;
+import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.mps.MpsDaemonManager;
+import io.smslice.node.nvml.NativeNvml;
+import io.smslice.node.nvml.Nvml;
+import io.smslice.node.nvml.NvmlGpu;
+import io.smslice.node.nvml.NvmlMigDevice;
+import io.smslice.node.nvml.SimulatedNvml;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node side of the demo's one node, in this JVM: GPU backend and NVML, the agent, and {@link
+ * NodeSide} (device plugins, SliceNode publisher) started from a config file in a temporary
+ * directory, as the DaemonSet starts it from its ConfigMap.
+ *
+ * <p>Without a GPU the backend is simulated: two H200-shaped GPUs in green mode, and a third,
+ * NVIDIA-style MIG-enabled GPU with 1g.18gb instances (its MIG capability minors come from a
+ * simulated /proc file), so that every example has somewhere to run.
+ */
+final class DemoNode implements AutoCloseable {
+  private static final int SIMULATED_GREEN_GPUS = 2;
+  private static final String MIG_GPU_UUID = "GPU-51a0a7ed-0000-4000-8000-00000000a1c0";
+
+  private final String nodeName;
+  private final GpuBackend backend;
+  private final Nvml nvml;
+  private final Agent agent;
+  private final MpsDaemonManager mps;
+  private final NodeSide side;
+
+  private DemoNode(
+      String nodeName,
+      GpuBackend backend,
+      Nvml nvml,
+      Agent agent,
+      MpsDaemonManager mps,
+      NodeSide side) {
+    this.nodeName = nodeName;
+    this.backend = backend;
+    this.nvml = nvml;
+    this.agent = agent;
+    this.mps = mps;
+    this.side = side;
+  }
+
+  static DemoNode start(String nodeName, Path work, KubernetesClient client, String backendName)
+      throws IOException {
+    GpuBackend backend = openBackend(backendName);
+    boolean simulated = backend.simulated();
+    Path configDir = work.resolve("config");
+    Files.createDirectories(configDir);
+    Files.writeString(configDir.resolve("default.yaml"), configYaml(work, simulated));
+    NodeConfig config =
+        new ConfigLoader(List.of("--config-dir=" + configDir), java.util.Map.of())
+            .load(Optional.empty());
+    Nvml nvml = simulated ? simulatedNvml(backend.devices(), work) : NativeNvml.open();
+    NodeMetrics metrics = new NodeMetrics();
+    // In-agent mode uses no MPS daemon; the agent still takes the manager, as on a real node.
+    MpsDaemonManager mps =
+        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
+    Agent agent =
+        Agent.start(
+            AgentOptions.of(
+                nodeName, config.paths().run(), config.paths().state(), RunMode.IN_AGENT),
+            client,
+            backend,
+            mps);
+    NodeSide side =
+        NodeSide.start(
+            config,
+            nodeName,
+            client,
+            new KubernetesClusterView(client),
+            backend,
+            nvml,
+            agent,
+            metrics,
+            NodeSide.Timings.PRODUCTION);
+    return new DemoNode(nodeName, backend, nvml, agent, mps, side);
+  }
+
+  /** auto: the GPU when CUDA finds one, else this demo's simulated GPUs. */
+  private static GpuBackend openBackend(String name) {
+    if (!name.equals("simulated")) {
+      GpuBackend backend = Backends.open(name);
+      if (!backend.simulated()) {
+        return backend;
+      }
+      backend.close();
+    }
+    return SimulatedBackend.h200(SIMULATED_GREEN_GPUS);
+  }
+
+  private static String configYaml(Path work, boolean simulated) {
+    // In-agent: every claim's green context lives in the agent, so no MPS daemon is needed.
+    return String.join(
+        "\n",
+        "version: v1",
+        "backend: " + (simulated ? "simulated" : "cuda"),
+        "runMode: in-agent",
+        "heartbeatSeconds: 5",
+        "metricsPort: 0",
+        "gpus:",
+        "  defaultMode: green",
+        simulated ? "  overrides: [{match: " + MIG_GPU_UUID + ", mode: mig}]" : "  overrides: []",
+        "paths:",
+        "  devicePlugins: " + work.resolve("kubelet/device-plugins"),
+        "  run: " + work.resolve("run"),
+        "  state: " + work.resolve("state"),
+        "  dev: " + work.resolve("dev"),
+        "  proc: " + work.resolve("proc"),
+        "");
+  }
+
+  /**
+   * NVML's view of the simulated GPUs, plus a GPU in MIG mode with three 1g.18gb instances. The
+   * capability minors it would have in /proc/driver/nvidia-caps/mig-minors are written to the
+   * demo's proc directory.
+   */
+  private static Nvml simulatedNvml(List<GpuDevice> devices, Path work) throws IOException {
+    List<NvmlGpu> gpus = new ArrayList<>();
+    for (GpuDevice d : devices) {
+      gpus.add(
+          new NvmlGpu(
+              d.index(), d.uuid(), d.product(), d.memoryBytes(), d.index(), false, List.of()));
+    }
+    int index = devices.size();
+    List<NvmlMigDevice> instances = new ArrayList<>();
+    StringBuilder minors = new StringBuilder();
+    for (int gi = 1; gi <= 3; gi++) {
+      instances.add(
+          new NvmlMigDevice(
+              String.format("MIG-51a0a7ed-0000-4000-8000-%012x", gi),
+              "1g.18gb",
+              16,
+              18L << 30,
+              gi,
+              0));
+      minors.append(String.format("gpu%d/gi%d/access %d%n", index, gi, 10 * gi));
+      minors.append(String.format("gpu%d/gi%d/ci0/access %d%n", index, gi, 10 * gi + 1));
+    }
+    gpus.add(
+        new NvmlGpu(
+            index,
+            MIG_GPU_UUID,
+            "NVIDIA H200 (simulated, MIG mode)",
+            141L << 30,
+            index,
+            true,
+            instances));
+    Path caps = work.resolve("proc/driver/nvidia-caps");
+    Files.createDirectories(caps);
+    Files.writeString(caps.resolve("mig-minors"), minors);
+    return new SimulatedNvml(gpus);
+  }
+
+  /** Waits until the device plugins registered with the kubelet and the SliceNode is published. */
+  void awaitReady(KubernetesClient client, DemoKubelet kubelet, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    int expected = (int) side.gpus().stream().map(DiscoveredGpu::mode).distinct().count();
+    while (System.nanoTime() < deadline) {
+      SliceNode published = client.resources(SliceNode.class).withName(nodeName).get();
+      if (published != null
+          && published.getStatus() != null
+          && kubelet.registeredResources().size() >= expected) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException(
+        "the node side did not publish its SliceNode and register its device plugins within "
+            + timeout.toSeconds()
+            + " s (registered: "
+            + kubelet.registeredResources()
+            + ")");
+  }
+
+  boolean offersMig() {
+    return side.gpus().stream().anyMatch(g -> g.mode() == io.smslice.api.v1alpha1.node.GpuMode.MIG);
+  }
+
+  String backendName() {
+    return backend.backendName();
+  }
+
+  String gpuLabel() {
+    List<String> parts = new ArrayList<>();
+    for (DiscoveredGpu g : side.gpus()) {
+      parts.add(g.index() + ": " + g.product() + " " + g.mode() + " " + g.smCount() + " SMs");
+    }
+    return (backend.simulated() ? "SIMULATED GPU (no GPU used; kernels run on the CPU) - " : "")
+        + String.join("; ", parts);
+  }
+
+  String describe() {
+    return side.gpus().size() + " GPU(s), backend " + backend.backendName();
+  }
+
+  @Override
+  public void close() throws Exception {
+    side.close();
+    agent.close();
+    mps.close();
+    nvml.close();
+    backend.close();
+  }
+}
