@@ -52,6 +52,28 @@ class NodeDaemonSetTest {
   }
 
   @Test
+  void hostDirectoriesAreMountedAtTheirOwnPathsAndNamedToTheNodeSide() {
+    PodSpec pod =
+        pod(
+            Chart.render(
+                Map.of(
+                    "node.hostPaths.devicePlugins", "/opt/kubelet/device-plugins",
+                    "node.hostPaths.run", "/var/run/smslice",
+                    "node.metricsPort", "9500")));
+
+    assertThat(hostPath(pod, "device-plugins")).isEqualTo("/opt/kubelet/device-plugins");
+    assertThat(container(pod).getVolumeMounts())
+        .extracting(m -> m.getName() + "=" + m.getMountPath())
+        .contains("device-plugins=/opt/kubelet/device-plugins", "run=/var/run/smslice");
+    assertThat(env(pod, "SMSLICE_DEVICE_PLUGIN_DIR").getValue())
+        .isEqualTo("/opt/kubelet/device-plugins");
+    assertThat(env(pod, "SMSLICE_RUN_DIR").getValue()).isEqualTo("/var/run/smslice");
+    assertThat(env(pod, "SMSLICE_STATE_DIR").getValue()).isEqualTo("/var/lib/smslice");
+    assertThat(env(pod, "SMSLICE_METRICS_PORT").getValue()).isEqualTo("9500");
+    assertThat(container(pod).getPorts().getFirst().getContainerPort()).isEqualTo(9500);
+  }
+
+  @Test
   void greenModeNeedsNoPrivilegeAndNoCapability() {
     PodSpec pod = pod(Chart.render());
     var security = container(pod).getSecurityContext();
@@ -61,6 +83,7 @@ class NodeDaemonSetTest {
     assertThat(security.getCapabilities().getDrop()).containsExactly("ALL");
     assertThat(security.getCapabilities().getAdd()).isNullOrEmpty();
     assertThat(env(pod, "NVIDIA_MIG_MONITOR_DEVICES")).isNull();
+    assertThat(pod.getVolumes()).noneMatch(v -> v.getName().equals("nvidia-caps"));
   }
 
   @Test
@@ -95,6 +118,7 @@ class NodeDaemonSetTest {
     assertThat(container(pod).getSecurityContext().getCapabilities().getAdd())
         .containsExactly("SYS_ADMIN");
     assertThat(container(pod).getSecurityContext().getPrivileged()).isNull();
+    assertThat(hostPath(pod, "nvidia-caps")).isEqualTo("/dev/nvidia-caps");
   }
 
   @Test
