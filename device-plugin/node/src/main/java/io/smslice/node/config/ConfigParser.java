@@ -180,6 +180,9 @@ final class ConfigParser {
   }
 
   private GpuMode mode(String key, Object value) {
+    if (Boolean.FALSE.equals(value)) {
+      value = "off"; // YAML 1.1 reads an unquoted off as false
+    }
     return choice(
         key,
         value,

@@ -75,7 +75,9 @@ class KubeletDevicePluginTest {
             new NodeSide.Timings(
                 Duration.ofMillis(100),
                 Duration.ofMillis(800),
-                Duration.ofMillis(300),
+                // Long, so that re-registration after a kubelet restart can only come from the
+                // directory watch, not from the periodic check.
+                Duration.ofSeconds(30),
                 Duration.ofMillis(600),
                 Duration.ofMillis(600)));
   }

@@ -1,0 +1,116 @@
+package io.smslice.node.publish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.smslice.api.v1alpha1.node.GpuHealth;
+import io.smslice.api.v1alpha1.node.GpuMode;
+import io.smslice.api.v1alpha1.node.NodeGpu;
+import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.gpu.GpuDevice;
+import io.smslice.node.discovery.DiscoveredGpu;
+import io.smslice.node.discovery.NodeGpus;
+import io.smslice.node.health.GpuCondition;
+import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.testing.NodeFixture;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+@EnableKubernetesMockClient(crud = true)
+class SliceNodePublisherTest {
+  KubernetesClient client;
+
+  private static DiscoveredGpu green() {
+    GpuDevice d = NodeFixture.GREEN;
+    return new DiscoveredGpu(
+        0,
+        d.uuid(),
+        d.product(),
+        GpuMode.Green,
+        d.memoryBytes(),
+        d.smCount(),
+        8,
+        8,
+        d.split(),
+        List.of(),
+        0,
+        null);
+  }
+
+  @Test
+  void createsTheSliceNodeOwnedByTheNodeAndKeepsItsStatusCurrent() throws Exception {
+    NodeFixture.installCrds(client);
+    client
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build())
+        .create();
+    AtomicReference<GpuCondition> condition = new AtomicReference<>(GpuCondition.HEALTHY);
+    MutableClock clock = new MutableClock(Instant.parse("2026-11-30T03:00:00Z"));
+    NodeMetrics metrics = new NodeMetrics();
+    SliceNodePublisher publisher =
+        new SliceNodePublisher(
+            client,
+            "n1",
+            "0.1.0",
+            "simulated",
+            () -> List.of(NodeGpus.toApi(green(), condition.get())),
+            Duration.ofMinutes(5),
+            metrics,
+            clock);
+
+    SliceNode first = publisher.publish();
+    SliceNode stored = client.resources(SliceNode.class).withName("n1").get();
+    assertThat(stored.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(o -> assertThat(o.getKind()).isEqualTo("Node"));
+    assertThat(stored.getStatus().getAgentVersion()).isEqualTo("0.1.0");
+    assertThat(stored.getStatus().getBackend()).isEqualTo("simulated");
+    assertThat(stored.getStatus().getHeartbeat()).isEqualTo("2026-11-30T03:00:00Z");
+    NodeGpu gpu = stored.getStatus().getGpus().getFirst();
+    assertThat(gpu.getSmCount()).isEqualTo(132);
+    assertThat(gpu.getSmGroups()).hasSize(16);
+    assertThat(gpu.getMemory().toString()).isEqualTo("144384Mi");
+    assertThat(gpu.getHealth()).isEqualTo(GpuHealth.Healthy);
+
+    clock.now = Instant.parse("2026-11-30T03:00:30Z");
+    condition.set(GpuCondition.unhealthy("row remapping failed; the GPU needs service"));
+    publisher.publish();
+    stored = client.resources(SliceNode.class).withName("n1").get();
+    assertThat(stored.getStatus().getHeartbeat()).isEqualTo("2026-11-30T03:00:30Z");
+    assertThat(stored.getStatus().getGpus().getFirst().getHealth()).isEqualTo(GpuHealth.Unhealthy);
+    assertThat(stored.getStatus().getGpus().getFirst().getHealthReason()).contains("row remapping");
+    assertThat(stored.getMetadata().getUid()).isEqualTo(first.getMetadata().getUid());
+    assertThat(metrics.counter("smslice_node_slicenode_updates_total", "result=\"ok\""))
+        .isEqualTo(2);
+  }
+
+  private static final class MutableClock extends Clock {
+    volatile Instant now;
+
+    MutableClock(Instant now) {
+      this.now = now;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+}
