@@ -30,13 +30,14 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   }
 
   @Override
-  public void contextLost(ClaimRuntime runtime) {
+  public boolean contextLost(ClaimRuntime runtime) {
     String gpu = runtime.gpuUuid();
     if (!recovering.add(gpu)) {
-      return; // one recovery per fault resets every claim of the GPU
+      return false; // one recovery per fault resets every claim of the GPU
     }
     long seen = System.nanoTime();
     worker.execute(() -> recover(gpu, seen));
+    return true;
   }
 
   private void recover(String gpu, long seen) {

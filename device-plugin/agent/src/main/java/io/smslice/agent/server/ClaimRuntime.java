@@ -31,7 +31,12 @@ public final class ClaimRuntime implements AutoCloseable {
 
   /** Told when a tenant's work made the GPU's context unusable. */
   public interface FaultListener {
-    void contextLost(ClaimRuntime runtime);
+    /**
+     * Starts recovery; true when this is the first report of the fault, whose session is then held
+     * responsible (the driver reports a fault to every context, so the first to see it is the best
+     * attribution there is).
+     */
+    boolean contextLost(ClaimRuntime runtime);
   }
 
   /** Limits of a claim's sessions. */
@@ -161,15 +166,19 @@ public final class ClaimRuntime implements AutoCloseable {
     memoryUsed.addAndGet(-bytes);
   }
 
-  void contextLost(Session session, GpuException e) {
+  /** Stops serving until recovery; returns whether {@code session} is held responsible. */
+  boolean contextLost(Session session, GpuException e) {
     if (!serving) {
-      return;
+      return false;
     }
     serving = false;
-    culprit = session;
-    metrics.fault();
     LOG.log(System.Logger.Level.WARNING, "claim {0}: GPU context lost: {1}", name, e.getMessage());
-    faults.contextLost(this);
+    if (faults.contextLost(this)) {
+      culprit = session;
+      metrics.fault();
+      return true;
+    }
+    return false;
   }
 
   // ---- requests from connections (any thread) ----
@@ -195,8 +204,16 @@ public final class ClaimRuntime implements AutoCloseable {
           try {
             context.registerHost(memory.segment);
           } catch (GpuException e) {
-            memory.close();
-            throw e;
+            if (e.contextLost()) {
+              memory.close();
+              throw e;
+            }
+            // Copies still work from pageable memory, only slower: serve, and say so.
+            LOG.log(
+                System.Logger.Level.WARNING,
+                "claim {0}: cannot pin the session's shared memory ({1}); copies will be slower",
+                name,
+                e.getMessage());
           }
           Session session = new Session(nextSessionId++, this, memory, disconnect);
           sessions.add(session);
@@ -224,8 +241,8 @@ public final class ClaimRuntime implements AutoCloseable {
             reply.complete(Reply.error(e.status(), e.getMessage()));
           } catch (GpuException e) {
             if (e.contextLost()) {
-              contextLost(session, e);
-              reply.complete(Reply.error(Status.FAULT, e.getMessage()));
+              Status status = contextLost(session, e) ? Status.FAULT : Status.DEVICE_LOST;
+              reply.complete(Reply.error(status, e.getMessage()));
             } else {
               reply.complete(Reply.error(Status.GPU_ERROR, e.getMessage()));
             }

@@ -74,10 +74,10 @@ final class Session {
         memory.fail(seq, e.status(), e.getMessage());
       } catch (GpuException e) {
         if (e.contextLost()) {
-          memory.fail(seq, Status.FAULT, e.getMessage());
+          boolean culprit = runtime.contextLost(this, e);
+          memory.fail(seq, culprit ? Status.FAULT : Status.DEVICE_LOST, e.getMessage());
           consumed = seq + 1;
           memory.counters.putLong(SharedLayout.COMPLETED, consumed);
-          runtime.contextLost(this, e);
           return done + 1;
         }
         memory.fail(seq, Status.GPU_ERROR, e.getMessage());

@@ -1,5 +1,6 @@
 package io.smslice.gpu.cuda;
 
+import static jcuda.driver.JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
@@ -113,10 +114,16 @@ final class CudaGreenContext implements GreenContext {
     CudaErrors.check(cuMemFree(DevicePointers.of(deviceAddress)), "cuMemFree");
   }
 
+  /**
+   * Portable: the pages count as pinned in every context, so a resize needs no new registration.
+   */
   @Override
   public void registerHost(MemorySegment hostMemory) throws GpuException {
     CudaErrors.check(
-        cuMemHostRegister(Pointer.to(hostMemory.asByteBuffer()), hostMemory.byteSize(), 0),
+        cuMemHostRegister(
+            Pointer.to(hostMemory.asByteBuffer()),
+            hostMemory.byteSize(),
+            CU_MEMHOSTREGISTER_PORTABLE),
         "cuMemHostRegister");
   }
 

@@ -70,7 +70,7 @@ final class CudaStream implements GpuStream {
             g.blockZ(),
             g.sharedBytes(),
             stream,
-            Pointer.to(params),
+            params.length == 0 ? null : Pointer.to(params),
             null),
         "cuLaunchKernel " + cuda.name());
   }

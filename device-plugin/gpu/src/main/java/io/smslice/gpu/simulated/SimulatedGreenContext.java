@@ -22,13 +22,32 @@ final class SimulatedGreenContext implements GreenContext {
   private final SimulatedGpu gpu;
   private final List<Integer> groupIds;
   private final int sms;
+  private final int[] smIds;
   private final int generation;
 
   SimulatedGreenContext(SimulatedGpu gpu, List<Integer> groupIds, int sms) {
     this.gpu = gpu;
     this.groupIds = List.copyOf(groupIds);
     this.sms = sms;
+    this.smIds = smIdsOf(gpu, groupIds);
     this.generation = gpu.generation();
+  }
+
+  /** Group i of the split owns the SM ids that follow those of groups 0..i-1. */
+  private static int[] smIdsOf(SimulatedGpu gpu, List<Integer> groupIds) {
+    List<io.smslice.gpu.SplitGroup> split = gpu.device.split();
+    int[] first = new int[split.size()];
+    for (int i = 1; i < split.size(); i++) {
+      first[i] = first[i - 1] + split.get(i - 1).sms();
+    }
+    return groupIds.stream()
+        .flatMapToInt(
+            g -> java.util.stream.IntStream.range(first[g], first[g] + split.get(g).sms()))
+        .toArray();
+  }
+
+  int[] smIds() {
+    return smIds;
   }
 
   /** Fails when the simulated GPU's context was poisoned by a fault or reset. */

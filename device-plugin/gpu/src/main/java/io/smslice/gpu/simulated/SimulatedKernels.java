@@ -35,8 +35,16 @@ final class SimulatedKernels {
     return SIGNATURES.keySet();
   }
 
+  /**
+   * Runs a kernel. {@code smIds} are the device-wide ids of the SMs of the green context, so that
+   * record_smid shows which SMs a slice owns, as on a GPU.
+   */
   static void run(
-      String name, LaunchGeometry geometry, List<KernelArg> args, SimulatedMemory memory, int sms)
+      String name,
+      LaunchGeometry geometry,
+      List<KernelArg> args,
+      SimulatedMemory memory,
+      int[] smIds)
       throws GpuException {
     String signature = SIGNATURES.get(name);
     checkArgs(name, signature, args);
@@ -66,10 +74,10 @@ final class SimulatedKernels {
         memory.slice(address(args.get(1)), 4L * n).copyFrom(source);
       }
       case "record_smid" -> {
-        // Simulated SM ids: blocks spread round-robin over the context's SMs.
+        // Blocks spread round-robin over the context's SMs.
         MemorySegment out = memory.slice(address(args.get(0)), 4L * geometry.blocks());
         for (long block = 0; block < geometry.blocks(); block++) {
-          out.setAtIndex(U32, block, (int) (block % sms));
+          out.setAtIndex(U32, block, smIds[(int) (block % smIds.length)]);
         }
       }
       case "load_u32" -> {

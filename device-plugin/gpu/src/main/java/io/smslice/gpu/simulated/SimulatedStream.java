@@ -45,7 +45,7 @@ final class SimulatedStream implements GpuStream {
     submit(
         () ->
             SimulatedKernels.run(
-                simulated.name(), geometry, copy, context.memory(), context.smCount()));
+                simulated.name(), geometry, copy, context.memory(), context.smIds()));
   }
 
   @Override
