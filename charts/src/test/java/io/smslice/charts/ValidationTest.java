@@ -84,10 +84,10 @@ class ValidationTest {
             "node.configs.default.gpus.overrides[1].mode",
             "off"),
         bad(
-            "a resource name without a domain",
-            "node.configs.default.resourceNames.sm must be an extended resource name like smslice.io/sm, got \"sm\"",
+            "a resource name the operator does not request",
+            "node.configs.default.resourceNames.sm is \"example.com/sm\", but the operator requests smslice.io/sm",
             "node.configDefaults.resourceNames.sm",
-            "sm"),
+            "example.com/sm"),
         bad(
             "a config name that cannot be a label value",
             "node.configs.Big_GPUs: a config name must be lower-case letters",
