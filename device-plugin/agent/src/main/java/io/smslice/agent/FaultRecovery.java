@@ -2,6 +2,7 @@ package io.smslice.agent;
 
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.gpu.GpuBackend;
+import io.smslice.gpu.GpuException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -16,6 +17,8 @@ import java.util.function.Function;
  */
 final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FaultRecovery.class.getName());
+
+  private static final int RESET_ATTEMPTS = 3;
 
   private final GpuBackend backend;
   private final Function<String, List<ClaimRuntime>> claimsOnGpu;
@@ -46,7 +49,7 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
       for (ClaimRuntime claim : claims) {
         claim.loseDevice("GPU " + gpu + " was reset after a fault").get();
       }
-      backend.resetDevice(gpu);
+      resetWithRetries(gpu);
       for (ClaimRuntime claim : claims) {
         claim.rebuild().get();
         claim.metrics().recovered(System.nanoTime() - seen);
@@ -58,9 +61,35 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
           (System.nanoTime() - seen) / 1_000_000.0,
           claims.size());
     } catch (Exception e) {
-      LOG.log(System.Logger.Level.ERROR, "GPU " + gpu + " could not be recovered", e);
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "GPU "
+              + gpu
+              + " could not be recovered in this process; its claims stay down until the agent"
+              + " restarts",
+          e);
     } finally {
       recovering.remove(gpu);
+    }
+  }
+
+  private void resetWithRetries(String gpu) throws GpuException, InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        backend.resetDevice(gpu);
+        return;
+      } catch (GpuException e) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "reset of GPU {0}, attempt {1}: {2}",
+            gpu,
+            attempt,
+            e.getMessage());
+        if (attempt == RESET_ATTEMPTS) {
+          throw e;
+        }
+        Thread.sleep(20L * attempt);
+      }
     }
   }
 

@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /** The tenant's side of the shared mapping: publishes records, waits for completions. */
 final class SharedRing {
-  private static final long SPIN_NANOS = 100_000;
+  private static final long SPIN_NANOS = 2_000_000;
 
   private final MemorySegment memory;
   private final SharedCounters counters;

@@ -4,6 +4,7 @@ import io.smslice.agent.server.SessionObjects.Buffer;
 import io.smslice.agent.server.SessionObjects.Function;
 import io.smslice.agent.server.SessionObjects.Graph;
 import io.smslice.agent.server.SessionObjects.Stream;
+import io.smslice.gpu.GpuEvent;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.KernelArg;
 import io.smslice.gpu.LaunchGeometry;
@@ -64,9 +65,16 @@ final class RingRecords {
         if (stream.capturing) {
           throw new ProtocolException(Status.BAD_REQUEST, "cannot synchronize a capturing stream");
         }
+        long start = System.nanoTime();
         stream.stream.synchronize();
+        session.runtime().metrics().synchronizedFor(System.nanoTime() - start);
       }
-      case RingOp.SYNC_EVENT -> session.events.get(record.get(LONG, 8)).event.synchronize();
+      case RingOp.SYNC_EVENT -> {
+        GpuEvent event = session.events.get(record.get(LONG, 8)).event;
+        long start = System.nanoTime();
+        event.synchronize();
+        session.runtime().metrics().synchronizedFor(System.nanoTime() - start);
+      }
       case RingOp.LAUNCH_GRAPH -> {
         Graph graph = session.graphs.get(record.get(LONG, 8));
         if (graph.stale) {

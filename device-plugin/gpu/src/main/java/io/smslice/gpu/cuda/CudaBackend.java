@@ -174,11 +174,31 @@ public final class CudaBackend implements GpuBackend {
     return CudaGreenContext.create(calls, gpu, groupIds, sms);
   }
 
+  /**
+   * Resets the primary context (dropping every allocation and module) after a sticky fault, then
+   * checks that the device takes work again and splits it anew (the same geometry, so claims keep
+   * their group ids). Every green context of the GPU must have been destroyed before.
+   */
   @Override
   public void resetDevice(String gpuUuid) throws GpuException {
     Gpu gpu = gpu(gpuUuid);
-    // Drops every allocation and module of the shared context; the split stays valid.
     CudaErrors.check(cuDevicePrimaryCtxReset(gpu.device()), "cuDevicePrimaryCtxReset");
+    CUcontext primary = new CUcontext();
+    CudaErrors.check(cuDevicePrimaryCtxRetain(primary, gpu.device()), "cuDevicePrimaryCtxRetain");
+    try {
+      CudaErrors.check(JCudaDriver.cuCtxSetCurrent(primary), "cuCtxSetCurrent after reset");
+      CudaErrors.check(JCudaDriver.cuCtxSynchronize(), "cuCtxSynchronize after reset");
+    } finally {
+      JCudaDriver.cuCtxSetCurrent(null);
+      cuDevicePrimaryCtxRelease(gpu.device());
+    }
+    MemorySegment whole = calls.smResource(arena, gpu.ordinal());
+    MemorySegment split = calls.split(arena, whole, gpu.info().minPartitionSize());
+    if (split.byteSize() != gpu.split().byteSize()) {
+      throw new GpuException(
+          io.smslice.gpu.GpuError.DRIVER, "the SM split of " + gpuUuid + " changed after reset");
+    }
+    gpus.put(gpuUuid, new Gpu(gpu.ordinal(), gpu.device(), gpu.info(), split));
   }
 
   private Gpu gpu(String uuid) throws GpuException {

@@ -37,6 +37,8 @@ import jcuda.driver.CUstream_flags;
  * calls on that thread act in this context, and the streams made here are confined to its SMs.
  */
 final class CudaGreenContext implements GreenContext {
+  private static final System.Logger LOG = System.getLogger(CudaGreenContext.class.getName());
+
   private final GreenContextCalls calls;
   private final CudaBackend.Gpu gpu;
   private final List<Integer> groupIds;
@@ -157,9 +159,18 @@ final class CudaGreenContext implements GreenContext {
     return new CudaEvent(event);
   }
 
+  /** Unbinds the context from the calling thread, so no thread is left on a destroyed one. */
   @Override
   public void close() {
-    calls.destroyGreenContext(green);
+    calls.clearCurrent();
+    int result = calls.destroyGreenContext(green);
+    if (result != 0) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "cuGreenCtxDestroy of groups {0} returned CUDA error {1}",
+          groupIds,
+          result);
+    }
   }
 
   record CudaFunction(String name, CUfunction function) implements GpuFunction {}

@@ -13,7 +13,7 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
 import static jcuda.driver.JCudaDriver.cuStreamBeginCapture;
 import static jcuda.driver.JCudaDriver.cuStreamDestroy;
 import static jcuda.driver.JCudaDriver.cuStreamEndCapture;
-import static jcuda.driver.JCudaDriver.cuStreamSynchronize;
+import static jcuda.driver.JCudaDriver.cuStreamQuery;
 import static jcuda.driver.JCudaDriver.cuStreamWaitEvent;
 
 import io.smslice.gpu.GpuError;
@@ -28,14 +28,19 @@ import io.smslice.gpu.cuda.CudaGreenContext.CudaEvent;
 import io.smslice.gpu.cuda.CudaGreenContext.CudaFunction;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import jcuda.Pointer;
 import jcuda.driver.CUgraph;
 import jcuda.driver.CUgraphExec;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstreamCaptureMode;
 
 /** A stream of a green context; every call must come from the thread the context is current on. */
 final class CudaStream implements GpuStream {
+  private static final long SPIN_NANOS = 2_000_000;
+  private static final long BACKOFF_NANOS = 50_000;
+
   private final CUstream stream;
 
   CudaStream(CUstream stream) {
@@ -121,9 +126,22 @@ final class CudaStream implements GpuStream {
         cuStreamWaitEvent(stream, ((CudaEvent) event).event(), 0), "cuStreamWaitEvent");
   }
 
+  /**
+   * Polls instead of blocking in the driver: short waits spin (lowest latency), long ones back off
+   * so that a claim running long kernels does not keep a CPU core busy for nothing.
+   */
   @Override
   public void synchronize() throws GpuException {
-    CudaErrors.check(cuStreamSynchronize(stream), "cuStreamSynchronize");
+    long start = System.nanoTime();
+    int result;
+    while ((result = cuStreamQuery(stream)) == CUresult.CUDA_ERROR_NOT_READY) {
+      if (System.nanoTime() - start < SPIN_NANOS) {
+        Thread.onSpinWait();
+      } else {
+        LockSupport.parkNanos(BACKOFF_NANOS);
+      }
+    }
+    CudaErrors.check(result, "cuStreamSynchronize");
   }
 
   @Override

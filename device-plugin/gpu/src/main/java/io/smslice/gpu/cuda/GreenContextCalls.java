@@ -156,6 +156,11 @@ final class GreenContextCalls {
     CudaErrors.check(call(cuCtxSetCurrent, context), "cuCtxSetCurrent");
   }
 
+  /** Leaves the calling thread without a current context; errors do not matter here. */
+  void clearCurrent() {
+    call(cuCtxSetCurrent, MemorySegment.NULL);
+  }
+
   int destroyGreenContext(MemorySegment green) {
     return call(cuGreenCtxDestroy, green);
   }
