@@ -7,7 +7,7 @@ set -u
 out=${OUT:-/tmp/smslice-node-check}
 mkdir -p "$out"
 tar xzf .gpu-run/jre25.tgz -C /tmp
-java="/tmp/jre25/bin/java --enable-native-access=ALL-UNNAMED -cp .gpu-run/node/*"
+java=(/tmp/jre25/bin/java --enable-native-access=ALL-UNNAMED -cp ".gpu-run/node/*")
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PATH=/usr/local/cuda/bin:/usr/local/nvidia/bin:$PATH
 
@@ -17,7 +17,7 @@ export PATH=/usr/local/cuda/bin:/usr/local/nvidia/bin:$PATH
   nvidia-smi --query-gpu=index,name,uuid,driver_version,memory.total,mig.mode.current,compute_mode \
     --format=csv
   echo
-  timeout 120 $java io.smslice.node.tools.NodeCheck discovery
+  timeout 120 "${java[@]}" io.smslice.node.tools.NodeCheck discovery
   echo "(exit $?)"
 } > "$out/discovery.txt" 2>&1
 
@@ -28,7 +28,7 @@ export PATH=/usr/local/cuda/bin:/usr/local/nvidia/bin:$PATH
   echo "without MPS:"
   /tmp/smid
   echo
-  timeout 180 $java io.smslice.node.tools.NodeCheck mps /tmp/smslice-run /tmp/smid
+  timeout 180 "${java[@]}" io.smslice.node.tools.NodeCheck mps /tmp/smslice-run /tmp/smid
   echo "(exit $?)"
   echo "MPS processes left: $(pgrep -fc 'nvidia-cuda-mps' || true)"
 } > "$out/mps.txt" 2>&1
