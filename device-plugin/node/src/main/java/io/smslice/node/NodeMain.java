@@ -3,7 +3,9 @@ package io.smslice.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.smslice.agent.ClaimAccess;
+import io.smslice.agent.Agent;
+import io.smslice.agent.AgentOptions;
+import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
@@ -13,6 +15,7 @@ import io.smslice.node.config.ConfigLoader;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.metrics.MetricsServer;
 import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.NativeNvml;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.nvml.SimulatedNvml;
@@ -22,16 +25,20 @@ import java.util.concurrent.CountDownLatch;
 import java.util.logging.Logger;
 
 /**
- * The node DaemonSet's process: configuration, GPU backend and NVML, the agent, and {@link
- * NodeSide} (device plugins, MPS daemons, SliceNode). Exits with status 2 and a message that says
- * what to fix when the configuration is bad.
+ * The node DaemonSet's process: configuration, GPU backend and NVML, the agent (green contexts and
+ * claim sockets), and {@link NodeSide} (device plugins, MPS daemons, SliceNode), all in one JVM.
+ * Exits with status 2 and a message that says what to fix when the configuration is bad.
  */
 public final class NodeMain {
   private static final Logger LOG = Logger.getLogger(NodeMain.class.getName());
+  // gRPC asks for TCP keep-alive on every channel; Netty warns that Unix sockets have none.
+  private static final Logger NETTY_BOOTSTRAP =
+      Logger.getLogger("io.netty.bootstrap.AbstractBootstrap");
 
   private NodeMain() {}
 
   public static void main(String[] args) throws Exception {
+    NETTY_BOOTSTRAP.setLevel(java.util.logging.Level.SEVERE);
     try {
       run(List.of(args));
     } catch (ConfigException e) {
@@ -61,8 +68,11 @@ public final class NodeMain {
     Nvml nvml =
         backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
     LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
-    ClaimAccess agent = new AgentNotRunning();
     NodeMetrics metrics = new NodeMetrics();
+    MpsDaemonManager mps =
+        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
+    Agent agent = startAgent(config, nodeName, client, backend, mps);
+    metrics.include(agent::renderMetrics);
     MetricsServer metricsServer = new MetricsServer(config.metricsPort(), metrics);
     NodeSide side =
         NodeSide.start(
@@ -73,6 +83,7 @@ public final class NodeMain {
             backend,
             nvml,
             agent,
+            mps,
             metrics,
             NodeSide.Timings.PRODUCTION);
     CountDownLatch stopped = new CountDownLatch(1);
@@ -82,6 +93,7 @@ public final class NodeMain {
                 .unstarted(
                     () -> {
                       side.close();
+                      agent.close();
                       metricsServer.close();
                       nvml.close();
                       backend.close();
@@ -90,6 +102,26 @@ public final class NodeMain {
                     }));
     LOG.info("smslice node " + version() + " running on " + nodeName);
     stopped.await();
+  }
+
+  /** The agent, in this process (docs/node.md says why); it shares the backend and MPS daemons. */
+  private static Agent startAgent(
+      NodeConfig config,
+      String nodeName,
+      KubernetesClient client,
+      GpuBackend backend,
+      MpsDaemonManager mps) {
+    AgentOptions options =
+        AgentOptions.of(
+            nodeName,
+            config.paths().run(),
+            config.paths().state(),
+            RunMode.fromConfig(config.runMode().configName()));
+    try {
+      return Agent.start(options, client, backend, mps);
+    } catch (UnsupportedOperationException e) {
+      throw new ConfigException(config.source() + ": " + e.getMessage());
+    }
   }
 
   private static Optional<String> configLabel(KubernetesClient client, String nodeName) {

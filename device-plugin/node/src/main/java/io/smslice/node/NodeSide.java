@@ -91,6 +91,28 @@ public final class NodeSide implements AutoCloseable {
       NodeMetrics metrics,
       Timings timings)
       throws IOException {
+    MpsDaemonManager mps =
+        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
+    return start(config, nodeName, client, cluster, inventory, nvml, agent, mps, metrics, timings);
+  }
+
+  /**
+   * As above, with the MPS daemon manager the agent also uses (one manager per node: two would
+   * start two daemons on one pipe directory). The node side starts the daemons its GPUs need and
+   * stops them on {@link #close()}.
+   */
+  public static NodeSide start(
+      NodeConfig config,
+      String nodeName,
+      KubernetesClient client,
+      ClusterView cluster,
+      GpuInventory inventory,
+      Nvml nvml,
+      ClaimAccess agent,
+      MpsDaemonManager mps,
+      NodeMetrics metrics,
+      Timings timings)
+      throws IOException {
     List<DiscoveredGpu> gpus = GpuDiscovery.discover(inventory, nvml, config);
     gpus.forEach(
         g ->
@@ -123,8 +145,6 @@ public final class NodeSide implements AutoCloseable {
                         g -> "gpu=\"" + g.uuid() + "\",mode=\"" + g.mode() + "\"",
                         g -> health.condition(g.uuid()).healthy() ? 1.0 : 0.0)));
 
-    MpsDaemonManager mps =
-        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
     for (DiscoveredGpu g : gpus) {
       if (config.needsMps(g.mode())) {
         try {

@@ -14,6 +14,8 @@ public final class NodeMetrics {
   private final Map<String, AtomicLong> counters = new ConcurrentHashMap<>();
   private final Map<String, Supplier<Map<String, Double>>> gauges = new ConcurrentHashMap<>();
   private final Map<String, String> help = new ConcurrentHashMap<>();
+  private final java.util.List<Supplier<String>> included =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
 
   public NodeMetrics() {
     help.put("smslice_node_allocations_total", "Kubelet Allocate calls by resource and result.");
@@ -44,6 +46,11 @@ public final class NodeMetrics {
   public void gauge(String name, String description, Supplier<Map<String, Double>> values) {
     help.put(name, description);
     gauges.put(name, values);
+  }
+
+  /** Text in the exposition format that another component renders (the agent's metrics). */
+  public void include(Supplier<String> exposition) {
+    included.add(exposition);
   }
 
   private void inc(String name, String labels) {
@@ -81,6 +88,13 @@ public final class NodeMetrics {
         });
     StringBuilder all = new StringBuilder();
     families.values().forEach(all::append);
+    for (Supplier<String> more : included) {
+      String text = more.get();
+      all.append(text);
+      if (!text.isEmpty() && !text.endsWith("\n")) {
+        all.append('\n');
+      }
+    }
     return all.toString();
   }
 

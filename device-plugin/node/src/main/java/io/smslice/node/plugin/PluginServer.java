@@ -23,9 +23,10 @@ final class PluginServer {
   private final Path socket;
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
-  private final NodeMetrics metrics;
+  // One service for the server's whole life: it subscribes to device changes once, and each
+  // restart (a new socket after a kubelet restart) serves the same instance.
+  private final DevicePluginService service;
   private Server server;
-  private DevicePluginService service;
 
   PluginServer(
       ResourceManager manager,
@@ -37,7 +38,7 @@ final class PluginServer {
     this.socket = directory.resolve(manager.socketName());
     this.boss = boss;
     this.workers = workers;
-    this.metrics = metrics;
+    this.service = new DevicePluginService(manager, metrics);
   }
 
   Path socket() {
@@ -51,7 +52,6 @@ final class PluginServer {
   synchronized void start() throws IOException {
     Files.createDirectories(socket.getParent());
     Files.deleteIfExists(socket);
-    service = new DevicePluginService(manager, metrics);
     server =
         NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
             .channelType(EpollServerDomainSocketChannel.class)
