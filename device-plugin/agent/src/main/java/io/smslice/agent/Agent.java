@@ -3,6 +3,7 @@ package io.smslice.agent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.agent.claims.ClaimWatcher;
 import io.smslice.agent.metrics.ClaimSample;
+import io.smslice.agent.metrics.MetricsSnapshot;
 import io.smslice.agent.metrics.MetricsText;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
@@ -27,16 +28,20 @@ public final class Agent implements ClaimAccess, AutoCloseable {
 
   private final AgentOptions options;
   private final GpuBackend backend;
+  private final MpsServers mps;
   private final TokenStore tokens;
   private final FaultRecovery recovery;
-  private final Map<String, ClaimServer> served = new LinkedHashMap<>();
+  private final WorkerRecovery workerRecovery;
+  private final Map<String, ServedClaim> served = new LinkedHashMap<>();
   private ClaimWatcher watcher;
 
-  private Agent(AgentOptions options, GpuBackend backend) {
+  private Agent(AgentOptions options, GpuBackend backend, MpsServers mps) {
     this.options = options;
     this.backend = backend;
+    this.mps = mps;
     this.tokens = new TokenStore(options.stateDir());
-    this.recovery = new FaultRecovery(backend, this::claimsOn);
+    this.recovery = new FaultRecovery(backend, this::runtimesOn);
+    this.workerRecovery = new WorkerRecovery(mps, this::workersOn);
   }
 
   /**
@@ -44,15 +49,12 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    * smslice.io/node=<nodeName>} and serves, resizes and releases them as their bindings change;
    * with {@code null} claims are served only through {@link #serve} (tests, demos, benchmarks).
    *
-   * @param mps the node's MPS daemons, used by the worker run mode
+   * @param mps the node's MPS daemons; in worker run mode each worker is a client of its GPU's
+   *     daemon (null: workers run without MPS, which only a simulated backend should do)
    */
   public static Agent start(
       AgentOptions options, KubernetesClient client, GpuBackend backend, MpsServers mps) {
-    if (options.runMode() == RunMode.WORKER) {
-      throw new UnsupportedOperationException(
-          "runMode worker is not available yet in this build; configure runMode: in-agent");
-    }
-    Agent agent = new Agent(options, backend);
+    Agent agent = new Agent(options, backend, mps);
     LOG.log(
         System.Logger.Level.INFO,
         "agent on node {0}: backend {1}{2}, run mode {3}",
@@ -67,15 +69,16 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   }
 
   /**
-   * Serves a claim, or brings a served one to this binding: new groups resize it in place (live
-   * sessions kept), a new GPU restarts it.
+   * Serves a claim, or brings a served one to this binding: new groups or quota resize it in place
+   * (live sessions kept), a new GPU restarts it.
    */
   public synchronized void serve(BoundClaim claim) throws GpuException, IOException {
-    ClaimServer current = served.get(claim.key());
-    if (current != null && current.spec().gpuUuid().equals(claim.gpuUuid())) {
-      if (!current.runtime().groups().equals(claim.groups())
-          || current.runtime().memoryQuota() != claim.memoryBytes()) {
-        long nanos = resize(current, claim);
+    backend.device(claim.gpuUuid());
+    ServedClaim current = served.get(claim.key());
+    if (current != null && current.binding().gpuUuid().equals(claim.gpuUuid())) {
+      if (!current.binding().groups().equals(claim.groups())
+          || current.binding().memoryBytes() != claim.memoryBytes()) {
+        long nanos = current.resize(claim);
         LOG.log(
             System.Logger.Level.INFO,
             "claim {0} resized to groups {1} in {2} ms",
@@ -88,6 +91,27 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     if (current != null) {
       release(claim.namespace(), claim.name());
     }
+    ServedClaim started =
+        options.runMode() == RunMode.WORKER
+            ? WorkerClaim.start(
+                options,
+                backend.backendName(),
+                mps,
+                claim,
+                code -> workerRecovery.workerExited(claim, code))
+            : new InAgentClaim(startServer(claim), claim);
+    served.put(claim.key(), started);
+    LOG.log(
+        System.Logger.Level.INFO,
+        "claim {0} served ({1}) on {2}: groups {3} at {4}",
+        claim.key(),
+        options.runMode().configName(),
+        claim.gpuUuid(),
+        claim.groups(),
+        started.socket());
+  }
+
+  private ClaimServer startServer(BoundClaim claim) throws GpuException, IOException {
     ClaimServer.Spec spec =
         new ClaimServer.Spec(
             claim.namespace(),
@@ -96,54 +120,21 @@ public final class Agent implements ClaimAccess, AutoCloseable {
             claim.groups(),
             claim.memoryBytes(),
             options.claimDirectory(claim.namespace(), claim.name()));
-    ClaimServer server =
-        ClaimServer.start(
-            spec,
-            backend,
-            new ClaimServer.Settings(
-                options.sharedDataBytes(), options.maxSessionsPerClaim(), options.maxFrameBytes()),
-            token -> tokens.accepts(claim.namespace(), claim.name(), token),
-            recovery);
-    served.put(claim.key(), server);
-    LOG.log(
-        System.Logger.Level.INFO,
-        "claim {0} served on {1}: groups {2} ({3} SMs) at {4}",
-        claim.key(),
-        claim.gpuUuid(),
-        claim.groups(),
-        server.runtime().sms(),
-        server.socketPath());
-  }
-
-  private static long resize(ClaimServer server, BoundClaim claim) throws GpuException {
-    try {
-      return server.runtime().resize(claim.groups(), claim.memoryBytes()).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof GpuException g) {
-        throw g;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
+    return ClaimServer.start(
+        spec,
+        backend,
+        new ClaimServer.Settings(
+            options.sharedDataBytes(), options.maxSessionsPerClaim(), options.maxFrameBytes()),
+        token -> tokens.accepts(claim.namespace(), claim.name(), token),
+        recovery);
   }
 
   /** Stops serving a claim: ends its sessions, destroys its green context, removes its socket. */
   public synchronized void release(String namespace, String claim) {
-    ClaimServer server = served.remove(namespace + "/" + claim);
+    ServedClaim server = served.remove(namespace + "/" + claim);
     if (server != null) {
       server.close();
       LOG.log(System.Logger.Level.INFO, "claim {0}/{1} released", namespace, claim);
-    }
-  }
-
-  /** Claims that are no longer bound here (deleted while the agent was down, for example). */
-  public synchronized void releaseAllExcept(java.util.Set<String> keys) {
-    for (ClaimServer server : List.copyOf(served.values())) {
-      if (!keys.contains(server.spec().key())) {
-        release(server.spec().namespace(), server.spec().name());
-      }
     }
   }
 
@@ -155,7 +146,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   @Override
   public synchronized Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
     return Optional.ofNullable(served.get(namespace + "/" + claim))
-        .map(s -> new ClaimEndpoint(namespace, claim, s.spec().directory(), s.socketPath()));
+        .map(s -> new ClaimEndpoint(namespace, claim, s.directory(), s.socket()));
   }
 
   @Override
@@ -167,37 +158,48 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     }
   }
 
-  /** The served claim's executor, for status and measurements. */
+  /** The executor of a claim served in-agent (empty for worker-served claims). */
   public synchronized Optional<ClaimRuntime> runtime(String namespace, String claim) {
-    return Optional.ofNullable(served.get(namespace + "/" + claim)).map(ClaimServer::runtime);
+    return Optional.ofNullable(served.get(namespace + "/" + claim))
+        .filter(InAgentClaim.class::isInstance)
+        .map(s -> ((InAgentClaim) s).runtime());
   }
 
-  private synchronized List<ClaimRuntime> claimsOn(String gpuUuid) {
+  /** A served claim's current metrics, from the agent or its worker. */
+  public synchronized Optional<MetricsSnapshot> metrics(String namespace, String claim) {
+    return Optional.ofNullable(served.get(namespace + "/" + claim))
+        .map(s -> s.sample(options.runMode().configName()))
+        .map(ClaimSample::metrics);
+  }
+
+  private synchronized List<ClaimRuntime> runtimesOn(String gpuUuid) {
     List<ClaimRuntime> runtimes = new ArrayList<>();
-    for (ClaimServer server : served.values()) {
-      if (server.spec().gpuUuid().equals(gpuUuid)) {
-        runtimes.add(server.runtime());
+    for (ServedClaim claim : served.values()) {
+      if (claim instanceof InAgentClaim inAgent && claim.binding().gpuUuid().equals(gpuUuid)) {
+        runtimes.add(inAgent.runtime());
       }
     }
     return runtimes;
   }
 
+  private synchronized List<WorkerClaim> workersOn(String gpuUuid) {
+    List<WorkerClaim> workers = new ArrayList<>();
+    for (ServedClaim claim : served.values()) {
+      if (claim instanceof WorkerClaim worker && claim.binding().gpuUuid().equals(gpuUuid)) {
+        workers.add(worker);
+      }
+    }
+    return workers;
+  }
+
   /** Prometheus text of every served claim's metrics. */
   public synchronized String renderMetrics() {
     List<ClaimSample> samples = new ArrayList<>();
-    for (ClaimServer server : served.values()) {
-      ClaimRuntime runtime = server.runtime();
-      samples.add(
-          new ClaimSample(
-              server.spec().namespace(),
-              server.spec().name(),
-              server.spec().gpuUuid(),
-              options.runMode().configName(),
-              runtime.sms(),
-              runtime.memoryUsed(),
-              runtime.memoryQuota(),
-              runtime.sessions(),
-              runtime.metrics()));
+    for (ServedClaim claim : served.values()) {
+      ClaimSample sample = claim.sample(options.runMode().configName());
+      if (sample != null) {
+        samples.add(sample);
+      }
     }
     return MetricsText.render(backend.backendName(), backend.simulated(), samples);
   }
@@ -208,11 +210,10 @@ public final class Agent implements ClaimAccess, AutoCloseable {
       watcher.close();
     }
     synchronized (this) {
-      for (ClaimServer server : served.values()) {
-        server.close();
-      }
+      served.values().forEach(ServedClaim::close);
       served.clear();
     }
     recovery.close();
+    workerRecovery.close();
   }
 }

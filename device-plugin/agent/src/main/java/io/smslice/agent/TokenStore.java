@@ -20,17 +20,18 @@ import java.util.Set;
  * stateDir/tokens/<namespace>_<claim>}, so that tokens handed out before an agent restart still
  * work after it.
  */
-final class TokenStore {
+public final class TokenStore {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Path directory;
   private final Map<String, Set<String>> digests = new HashMap<>();
 
-  TokenStore(Path stateDir) {
+  public TokenStore(Path stateDir) {
     this.directory = stateDir.resolve("tokens");
   }
 
-  synchronized String issue(String namespace, String claim, String podUid, String container) {
+  public synchronized String issue(
+      String namespace, String claim, String podUid, String container) {
     byte[] secret = new byte[32];
     RANDOM.nextBytes(secret);
     String token = HexFormat.of().formatHex(secret);
@@ -49,11 +50,23 @@ final class TokenStore {
     return token;
   }
 
-  synchronized boolean accepts(String namespace, String claim, String token) {
-    return token != null && !token.isEmpty() && known(namespace, claim).contains(digest(token));
+  /**
+   * Whether the token was issued for the claim. A miss re-reads the file: a worker process sees the
+   * tokens the agent issued after the worker started.
+   */
+  public synchronized boolean accepts(String namespace, String claim, String token) {
+    if (token == null || token.isEmpty()) {
+      return false;
+    }
+    String digest = digest(token);
+    if (known(namespace, claim).contains(digest)) {
+      return true;
+    }
+    digests.remove(namespace + "/" + claim);
+    return known(namespace, claim).contains(digest);
   }
 
-  synchronized void forget(String namespace, String claim) {
+  public synchronized void forget(String namespace, String claim) {
     digests.remove(namespace + "/" + claim);
     try {
       Files.deleteIfExists(file(namespace, claim));

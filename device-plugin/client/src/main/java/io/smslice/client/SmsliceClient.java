@@ -159,6 +159,15 @@ public final class SmsliceClient implements AutoCloseable {
     return new Buffer(control.call(Op.ALLOC, handle(bytes)).getLong(), bytes);
   }
 
+  /**
+   * The buffer's device address, for kernels that take pointers inside their own structures.
+   * Addresses of other claims' memory are useless under worker isolation (a separate GPU address
+   * space per claim); in-agent run mode does not protect them (see docs/agent.md).
+   */
+  public long deviceAddress(Buffer buffer) {
+    return control.call(Op.BUFFER_ADDRESS, handle(buffer.handle())).getLong();
+  }
+
   public void free(Buffer buffer) {
     control.call(Op.FREE, handle(buffer.handle()));
   }

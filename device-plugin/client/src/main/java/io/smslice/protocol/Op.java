@@ -21,9 +21,10 @@ public enum Op {
   END_CAPTURE(13),
   DESTROY_GRAPH(14),
   INFO(15),
-  DOORBELL(16);
+  DOORBELL(16),
+  BUFFER_ADDRESS(17);
 
-  private static final Op[] BY_CODE = new Op[17];
+  private static final Op[] BY_CODE = new Op[18];
 
   static {
     for (Op op : values()) {

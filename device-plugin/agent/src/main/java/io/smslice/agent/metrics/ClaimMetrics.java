@@ -51,31 +51,27 @@ public final class ClaimMetrics {
     return launches.sum();
   }
 
-  long launchNanos() {
-    return launchNanos.sum();
-  }
-
-  long bucket(int i) {
-    return launchBuckets.get(i);
-  }
-
-  long syncNanos() {
-    return syncNanos.sum();
-  }
-
-  long faults() {
-    return faults.sum();
-  }
-
-  long resizes() {
-    return resizes.sum();
-  }
-
   public long lastResizeNanos() {
     return lastResizeNanos;
   }
 
   public long lastRecoveryNanos() {
     return lastRecoveryNanos;
+  }
+
+  public MetricsSnapshot snapshot() {
+    long[] buckets = new long[LAUNCH_BUCKETS.length];
+    for (int i = 0; i < buckets.length; i++) {
+      buckets[i] = launchBuckets.get(i);
+    }
+    return new MetricsSnapshot(
+        launches.sum(),
+        launchNanos.sum(),
+        buckets,
+        syncNanos.sum(),
+        faults.sum(),
+        resizes.sum(),
+        lastResizeNanos,
+        lastRecoveryNanos);
   }
 }

@@ -10,4 +10,4 @@ public record ClaimSample(
     long memoryUsed,
     long memoryQuota,
     int sessions,
-    ClaimMetrics metrics) {}
+    MetricsSnapshot metrics) {}

@@ -126,6 +126,7 @@ final class Session {
         buffers.entries().values().remove(buffer);
         runtime.releaseMemory(buffer.bytes());
       }
+      case BUFFER_ADDRESS -> out.putLong(buffers.get(in.getLong()).address());
       case CREATE_STREAM -> out.putLong(streams.add(new Stream(context().createStream())));
       case DESTROY_STREAM -> {
         Stream stream = streams.get(in.getLong());

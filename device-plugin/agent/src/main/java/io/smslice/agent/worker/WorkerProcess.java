@@ -1,0 +1,142 @@
+package io.smslice.agent.worker;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
+
+/** The agent's handle on one worker process: start, line requests, stop, exit notification. */
+public final class WorkerProcess implements AutoCloseable {
+  static final String ARGUMENTS =
+      "backend namespace name gpuUuid groups quotaBytes claimDir stateDir sharedDataBytes"
+          + " maxSessions maxFrameBytes";
+  private static final String EOF = "\0eof";
+
+  private final Process process;
+  private final PrintStream in;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private volatile boolean stopping;
+
+  private WorkerProcess(Process process) {
+    this.process = process;
+    this.in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Starts {@link WorkerMain} with this JVM's java and class path and waits until it serves.
+   *
+   * @param onUnexpectedExit told the exit code when the worker ends without being stopped
+   */
+  public static WorkerProcess start(
+      List<String> args, Map<String, String> environment, IntConsumer onUnexpectedExit)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(WorkerMain.class.getName());
+    command.addAll(args);
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+    builder.environment().putAll(environment);
+    WorkerProcess worker = new WorkerProcess(builder.start());
+    Thread.ofPlatform()
+        .daemon()
+        .name("worker-" + args.get(1) + "-" + args.get(2))
+        .start(() -> worker.read(onUnexpectedExit));
+    String ready = worker.next(60);
+    if (!ready.startsWith("ready ")) {
+      worker.close();
+      throw new IOException("worker did not start: " + ready);
+    }
+    return worker;
+  }
+
+  private void read(IntConsumer onUnexpectedExit) {
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = out.readLine()) != null) {
+        lines.add(line);
+      }
+    } catch (IOException e) {
+      // The process is gone; handled below.
+    }
+    lines.add(EOF);
+    try {
+      int code = process.waitFor();
+      if (!stopping) {
+        onUnexpectedExit.accept(code);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private String next(long seconds) throws IOException {
+    try {
+      String line = lines.poll(seconds, TimeUnit.SECONDS);
+      if (line == null) {
+        throw new IOException("worker did not answer within " + seconds + " s");
+      }
+      if (line.equals(EOF)) {
+        throw new IOException("worker exited");
+      }
+      return line;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
+    }
+  }
+
+  /** Sends one command and returns the answer line. */
+  public synchronized String request(String command) throws IOException {
+    in.println(command);
+    return next(30);
+  }
+
+  public boolean alive() {
+    return process.isAlive();
+  }
+
+  /** Asks the worker to stop, and kills it if it does not. */
+  @Override
+  public void close() {
+    stopping = true;
+    in.println("stop");
+    try {
+      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+
+  /** Kills the worker at once (its GPU context is dead anyway). */
+  public void kill() {
+    stopping = true;
+    process.destroyForcibly();
+    try {
+      process.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
