@@ -206,6 +206,9 @@ final class DemoKubelet implements AutoCloseable {
           .withName(pod.getMetadata().getName())
           .editStatus(
               p -> {
+                if (p.getStatus() == null) {
+                  p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+                }
                 p.getStatus().setPhase(phase);
                 p.getStatus().setMessage(message.isEmpty() ? null : message);
                 if ("Running".equals(phase)) {
@@ -269,7 +272,8 @@ final class DemoKubelet implements AutoCloseable {
       if (previous != null) {
         previous.close();
       }
-      plugin.watch();
+      // Not inside this call's gRPC context: the stream must outlive the Register call.
+      io.grpc.Context.ROOT.run(plugin::watch);
       log.accept(
           "kubelet: plugin registered for "
               + request.getResourceName()

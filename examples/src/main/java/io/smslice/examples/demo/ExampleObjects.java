@@ -1,5 +1,6 @@
 package io.smslice.examples.demo;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -26,10 +27,13 @@ record ExampleObjects(List<SliceClaim> claims, List<Pod> pods, List<String> skip
 
   static ExampleObjects load(Path examples, KubernetesSerialization serialization)
       throws IOException {
+    Path root = examples.toRealPath();
     List<Path> files;
-    try (Stream<Path> walk = Files.walk(examples)) {
+    try (Stream<Path> walk = Files.walk(root)) {
       files =
-          walk.filter(p -> p.toString().endsWith(".yaml") && !p.startsWith(examples.resolve("src")))
+          walk.filter(p -> p.toString().endsWith(".yaml"))
+              .filter(
+                  p -> !p.startsWith(root.resolve("src")) && !p.startsWith(root.resolve("target")))
               .sorted()
               .toList();
     }
@@ -40,6 +44,8 @@ record ExampleObjects(List<SliceClaim> claims, List<Pod> pods, List<String> skip
       for (HasMetadata object : read(file, serialization)) {
         switch (object) {
           case SliceClaim claim -> claims.add(claim);
+          case GenericKubernetesResource g when g.getKind().equals("SliceClaim") ->
+              claims.add(serialization.convertValue(g, SliceClaim.class));
           case Pod pod -> pods.add(pod);
           case Deployment d ->
               pods.add(podOf(d.getMetadata().getName(), d.getSpec().getTemplate()));

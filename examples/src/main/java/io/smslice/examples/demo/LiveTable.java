@@ -51,7 +51,7 @@ final class LiveTable {
     out.append(
         String.format(
             Locale.ROOT,
-            "%n%-18s %-10s %-9s %9s %9s %9s %8s %7s %s%n",
+            "%n%-18s %-16s %-9s %9s %9s %9s %8s %7s %s%n",
             "POD",
             "CLAIM",
             "PHASE",
@@ -112,12 +112,12 @@ final class LiveTable {
             : pod.getMetadata().getAnnotations().getOrDefault(SmsliceApi.CLAIM_ANNOTATION, "-");
     if (entry == null) {
       return String.format(
-          Locale.ROOT, "%-18s %-10s %-9s %s%n", pod.getMetadata().getName(), claim, phase, "");
+          Locale.ROOT, "%-18s %-16s %-9s %s%n", pod.getMetadata().getName(), claim, phase, "");
     }
     LatencyStats.Snapshot s = entry.stats.snapshot();
     return String.format(
         Locale.ROOT,
-        "%-18s %-10s %-9s %9d %9s %9s %8s %7s %s%n",
+        "%-18s %-16s %-9s %9d %9s %9s %8s %7s %s%n",
         pod.getMetadata().getName(),
         claim,
         phase,
@@ -139,7 +139,10 @@ final class LiveTable {
   }
 
   private static String shortUuid(String uuid) {
-    return uuid == null ? "-" : uuid.length() > 14 ? uuid.substring(0, 13) + "~" : uuid;
+    // The end of the UUID tells the GPUs of one node apart.
+    return uuid == null
+        ? "-"
+        : uuid.length() > 14 ? "GPU-.." + uuid.substring(uuid.length() - 8) : uuid;
   }
 
   private static String nullToDash(String s) {

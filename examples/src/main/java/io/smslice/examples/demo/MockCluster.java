@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
@@ -35,11 +34,7 @@ final class MockCluster implements AutoCloseable {
   static MockCluster start() throws IOException {
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new KubernetesCrudDispatcher(List.of()),
-            false);
+            new Context(), new MockWebServer(), new HashMap<>(), new ApiServerBehaviour(), false);
     server.init(InetAddress.getLoopbackAddress(), 0);
     return new MockCluster(server);
   }

@@ -41,6 +41,7 @@ final class OperatorProcess implements AutoCloseable {
     }
     int httpPort = freePort();
     int webhookPort = freePort();
+    WebhookCertificate certificate = WebhookCertificate.create(workDir.resolve("webhook-tls"));
     Path log = workDir.resolve("operator.log");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -48,6 +49,7 @@ final class OperatorProcess implements AutoCloseable {
         List.of(
             "-Xmx256m",
             "-XX:TieredStopAtLevel=1",
+            "--sun-misc-unsafe-memory-access=allow",
             "-Dquarkus.analytics.disabled=true",
             "-Dquarkus.kubernetes-client.api-server-url=" + apiServerUrl,
             "-Dquarkus.kubernetes-client.trust-certs=true",
@@ -56,6 +58,8 @@ final class OperatorProcess implements AutoCloseable {
             "-Dquarkus.http.host=127.0.0.1",
             "-Dquarkus.http.port=" + httpPort,
             "-Dquarkus.http.ssl-port=" + webhookPort,
+            "-Dquarkus.http.ssl.certificate.files=" + certificate.certificate(),
+            "-Dquarkus.http.ssl.certificate.key-files=" + certificate.key(),
             "-jar",
             fastJar.toString()));
     ProcessBuilder builder =

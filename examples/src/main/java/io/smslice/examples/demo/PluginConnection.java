@@ -100,7 +100,7 @@ final class PluginConnection implements AutoCloseable {
     }
     List<String> chosen = free.subList(0, count);
     var blocking =
-        DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+        DevicePluginGrpc.newBlockingStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS);
     if (options.getGetPreferredAllocationAvailable()) {
       List<String> preferred =
           blocking
