@@ -32,8 +32,7 @@ import java.util.logging.Logger;
 public final class NodeMain {
   private static final Logger LOG = Logger.getLogger(NodeMain.class.getName());
   // gRPC asks for TCP keep-alive on every channel; Netty warns that Unix sockets have none.
-  private static final Logger NETTY_BOOTSTRAP =
-      Logger.getLogger("io.netty.bootstrap.AbstractBootstrap");
+  private static final Logger NETTY_BOOTSTRAP = Logger.getLogger("io.netty.bootstrap");
 
   private NodeMain() {}
 
@@ -100,7 +99,14 @@ public final class NodeMain {
                       client.close();
                       stopped.countDown();
                     }));
-    LOG.info("smslice node " + version() + " running on " + nodeName);
+    LOG.info(
+        "smslice node "
+            + version()
+            + " running on "
+            + nodeName
+            + ", metrics on :"
+            + metricsServer.port()
+            + "/metrics");
     stopped.await();
   }
 
