@@ -7,6 +7,7 @@ import io.smslice.client.SmsliceClient;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuDevice;
+import io.smslice.gpu.MpsServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -20,18 +21,22 @@ public final class GpuVerification {
   private GpuVerification() {}
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
+    if (args.length != 5 && args.length != 7) {
       System.err.println(
-          "usage: GpuVerification <cuda|simulated> <kernels.ptx> <work dir> <result>");
+          "usage: GpuVerification <cuda|simulated> <in-agent|worker> <kernels.ptx> <work dir>"
+              + " <result> [<mps pipe dir> <mps log dir>]");
       System.exit(2);
     }
-    byte[] kernels = Files.readAllBytes(Path.of(args[1]));
-    Path work = Path.of(args[2]);
+    RunMode mode = RunMode.fromConfig(args[1]);
+    byte[] kernels = Files.readAllBytes(Path.of(args[2]));
+    Path work = Path.of(args[3]);
     Report report = new Report();
     GpuBackend backend = Backends.open(args[0]);
     GpuDevice gpu = backend.devices().getFirst();
     String header =
-        "# smslice agent verification\n\n"
+        "## Run mode "
+            + mode.configName()
+            + "\n\n"
             + "Date: "
             + Instant.now()
             + "  \n"
@@ -53,19 +58,20 @@ public final class GpuVerification {
             + "  \nJava: "
             + System.getProperty("java.version");
     System.out.println(header);
+    MpsServers mps = args.length == 7 ? new CommandMps(Path.of(args[5]), Path.of(args[6])) : null;
     AgentOptions options =
         new AgentOptions(
             "verify-node",
             work.resolve("run"),
             work.resolve("state"),
-            RunMode.IN_AGENT,
-            64L << 20,
+            mode,
+            40L << 20,
             8,
             64 << 20);
-    try (Agent agent = Agent.start(options, null, backend, null)) {
-      InAgentVerification inAgent = new InAgentVerification(agent, backend, kernels, report);
-      SmsliceClient victim = inAgent.serveAndConnect("victim", inAgent.victimGroups);
-      SmsliceClient aggressor = inAgent.serveAndConnect("aggressor", inAgent.aggressorGroups);
+    try (Agent agent = Agent.start(options, null, backend, mps)) {
+      ClaimChecks checks = new ClaimChecks(agent, backend, kernels, report, mode.configName());
+      SmsliceClient victim = checks.serveAndConnect("victim", checks.victimGroups);
+      SmsliceClient aggressor = checks.serveAndConnect("aggressor", checks.aggressorGroups);
       SmsliceClient neighbour =
           SmsliceClient.connect(
               agent.endpoint("verify", "victim").orElseThrow().socket(),
@@ -73,16 +79,25 @@ public final class GpuVerification {
               agent.issueToken("verify", "victim", "pod", "second"));
       List<String> failed = ProtocolChecks.run(victim, neighbour, kernels);
       report.check(
-          "protocol: every tenant operation through the agent",
+          "protocol " + mode.configName() + ": every tenant operation through the agent",
           failed.isEmpty() ? "all correct" : "failed: " + failed,
           "all correct",
           failed.isEmpty());
       neighbour.close();
-      inAgent.confinement(victim, aggressor);
-      new ProxyCost(report).compare(backend, gpu.uuid(), inAgent.victimGroups, victim, kernels);
-      inAgent.isolation(victim, aggressor);
-      inAgent.resize(victim);
-      inAgent.fault(aggressor, victim);
+      checks.confinement(victim, aggressor);
+      if (mode == RunMode.IN_AGENT) {
+        new ProxyCost(report).compare(backend, gpu.uuid(), checks.victimGroups, victim, kernels);
+      }
+      checks.isolation(victim, aggressor);
+      checks.resize(victim);
+      if (mode == RunMode.IN_AGENT) {
+        checks.crossClaimReadInAgent(victim, aggressor);
+        checks.fault(aggressor, victim, 0x8, "illegal-address kernel in one claim");
+      } else {
+        long secret = victim.deviceAddress(checks.victimSecret(victim));
+        checks.fault(
+            aggressor, victim, secret, "one claim's kernel reads the other claim's buffer");
+      }
       victim.close();
       aggressor.close();
     } catch (Exception | Error e) {
@@ -90,7 +105,7 @@ public final class GpuVerification {
       e.printStackTrace();
     }
     String table = report.render(header);
-    Files.writeString(Path.of(args[3]), table);
+    Files.writeString(Path.of(args[4]), table);
     System.out.println(table);
     backend.close();
   }

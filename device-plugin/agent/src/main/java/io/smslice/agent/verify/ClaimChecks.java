@@ -22,8 +22,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 
-/** Confinement, isolation, resize and fault recovery through the agent, in-agent run mode. */
-final class InAgentVerification {
+/** Confinement, isolation, resize and fault recovery through the agent, in either run mode. */
+final class ClaimChecks {
   static final long VICTIM_CYCLES = 250_000;
   static final long AGGRESSOR_CYCLES = 20_000_000;
   static final int SAMPLES = 3000;
@@ -33,11 +33,13 @@ final class InAgentVerification {
   private final GpuDevice gpu;
   private final byte[] kernels;
   private final Report report;
+  private final String mode;
   final List<Integer> victimGroups;
   final List<Integer> aggressorGroups;
 
-  InAgentVerification(Agent agent, GpuBackend backend, byte[] kernels, Report report) {
+  ClaimChecks(Agent agent, GpuBackend backend, byte[] kernels, Report report, String mode) {
     this.agent = agent;
+    this.mode = mode;
     this.backend = backend;
     this.gpu = backend.devices().getFirst();
     this.kernels = kernels;
@@ -79,16 +81,26 @@ final class InAgentVerification {
     Set<Integer> both = new HashSet<>(a);
     both.retainAll(b);
     report.check(
-        "confinement in-agent: victim claim distinct %smid",
-        String.valueOf(a.size()), "= " + victimSms, a.size() == victimSms);
+        "confinement " + mode + ": victim claim distinct %smid",
+        String.valueOf(a.size()),
+        "= " + victimSms,
+        a.size() == victimSms);
     report.check(
-        "confinement in-agent: co-tenant claim distinct %smid",
-        String.valueOf(b.size()), "= " + aggressorSms, b.size() == aggressorSms);
-    report.check(
-        "confinement in-agent: SM sets of the two claims",
-        both.isEmpty() ? "disjoint" : both.size() + " shared",
-        "disjoint",
-        both.isEmpty());
+        "confinement " + mode + ": co-tenant claim distinct %smid",
+        String.valueOf(b.size()),
+        "= " + aggressorSms,
+        b.size() == aggressorSms);
+    if (mode.equals("in-agent")) {
+      report.check(
+          "confinement in-agent: SM sets of the two claims",
+          both.isEmpty() ? "disjoint" : both.size() + " shared",
+          "disjoint",
+          both.isEmpty());
+    } else {
+      report.note(
+          "under MPS %smid values are client-relative, so the two workers' SM sets are judged by"
+              + " count and by the isolation timing, not by comparing ids");
+    }
   }
 
   /** Victim launch+sync latency through the agent, alone and beside a saturating co-tenant. */
@@ -104,7 +116,7 @@ final class InAgentVerification {
     load.join();
     double ratio = loaded.percentileMicros(99) / alone.percentileMicros(99);
     report.check(
-        "isolation in-agent: victim p99 with co-tenant / alone",
+        "isolation " + mode + ": victim p99 with co-tenant / alone",
         f(
             "%.3f (p99 %.1f us vs %.1f us; p50 %.1f vs %.1f us)",
             ratio,
@@ -157,7 +169,7 @@ final class InAgentVerification {
     for (int i = 0; i < 10; i++) {
       List<Integer> groups = i % 2 == 0 ? larger : victimGroups;
       agent.serve(new BoundClaim("verify", "victim", gpu.uuid(), groups, 8L << 30));
-      agentPart.add(agent.runtime("verify", "victim").orElseThrow().metrics().lastResizeNanos());
+      agentPart.add(agent.metrics("verify", "victim").orElseThrow().lastResizeNanos());
       MemorySegment out = Arena.ofAuto().allocate(4);
       victim.read(stream, buffer, 0, out);
       kept &= out.get(ValueLayout.JAVA_INT, 0) == 41 + i;
@@ -167,7 +179,7 @@ final class InAgentVerification {
     }
     double max = agentPart.percentileMicros(100) / 1000;
     report.check(
-        "resize: agent part (new green context serving), 10 resizes 16<->32 SMs",
+        "resize " + mode + ": agent part (new green context serving), 10 resizes 16<->32 SMs",
         f(
             "max %.2f ms, median %.2f ms; session, memory and kernels kept: %s",
             max, agentPart.percentileMicros(50) / 1000, kept),
@@ -175,12 +187,39 @@ final class InAgentVerification {
         max <= 10 && kept);
   }
 
-  /** An illegal-address kernel in one claim; time until the other claim computes again. */
-  void fault(SmsliceClient culprit, SmsliceClient victim) {
+  /** The co-tenant's kernel reads the victim's buffer by its device address. */
+  Buffer victimSecret(SmsliceClient victim) {
+    Stream stream = victim.createStream();
+    Buffer secret = victim.allocate(4);
+    victim.write(stream, secret, 0, Arena.ofAuto().allocateFrom(ValueLayout.JAVA_INT, 0x5a5a5a5a));
+    return secret;
+  }
+
+  /** In-agent, claims share one address space: show what a hostile kernel can read. */
+  void crossClaimReadInAgent(SmsliceClient victim, SmsliceClient reader) {
+    long address = victim.deviceAddress(victimSecret(victim));
+    Stream stream = reader.createStream();
+    Kernel load = reader.kernel(reader.loadModule(kernels), "load_u32");
+    Buffer out = reader.allocate(4);
+    reader.launch(load, stream, 1, 1, Arg.i64(address), Arg.buffer(out));
+    MemorySegment value = Arena.ofAuto().allocate(4);
+    reader.read(stream, out, 0, value);
+    report.check(
+        "in-agent: co-tenant kernel reads the victim's buffer by address (documented limit)",
+        f("read 0x%08x", value.get(ValueLayout.JAVA_INT, 0)),
+        "informational: in-agent has no memory isolation",
+        true);
+  }
+
+  /**
+   * A kernel of one claim loads from {@code address} (an unmapped one, or, under workers, the other
+   * claim's buffer); time until the other claim computes again.
+   */
+  void fault(SmsliceClient culprit, SmsliceClient victim, long address, String what) {
     Stream stream = culprit.createStream();
     Kernel load = culprit.kernel(culprit.loadModule(kernels), "load_u32");
     Buffer out = culprit.allocate(4);
-    culprit.launch(load, stream, 1, 1, Arg.i64(0x8), Arg.buffer(out));
+    culprit.launch(load, stream, 1, 1, Arg.i64(address), Arg.buffer(out));
     long faultSeen;
     String culpritError;
     try {
@@ -194,7 +233,8 @@ final class InAgentVerification {
     long servingAgain = -1;
     String victimError = "none";
     SmsliceClient current = victim;
-    long deadline = faultSeen + 5_000_000_000L;
+    long target = mode.equals("in-agent") ? 1000 : 5000;
+    long deadline = faultSeen + 3 * target * 1_000_000L;
     while (System.nanoTime() < deadline) {
       try {
         Stream s = current.createStream();
@@ -208,18 +248,22 @@ final class InAgentVerification {
         if (victimError.equals("none")) {
           victimError = e.status().name();
         }
-        current.reconnect(Duration.ofSeconds(5));
+        try {
+          current.reconnect(Duration.ofMillis(200));
+        } catch (RuntimeException retry) {
+          // The claim is not back yet; keep trying until the deadline.
+        }
       }
     }
     double millis = servingAgain < 0 ? Double.NaN : (servingAgain - faultSeen) / 1e6;
-    long agentNanos = agent.runtime("verify", "victim").orElseThrow().metrics().lastRecoveryNanos();
+    long agentNanos = agent.metrics("verify", "victim").map(m -> m.lastRecoveryNanos()).orElse(0L);
     report.check(
-        "fault in-agent: other claim serves again after an illegal-address kernel",
+        "fault " + mode + ": " + what + "; other claim serves again",
         f(
             "%.1f ms (agent recovery %.1f ms); culprit got %s, other claim got %s",
             millis, agentNanos / 1e6, culpritError, victimError),
-        "< 1000 ms",
-        servingAgain > 0 && millis < 1000 && culpritError.equals("FAULT"));
-    culprit.reconnect(Duration.ofSeconds(5));
+        "culprit refused; < " + target + " ms",
+        servingAgain > 0 && millis < target && !culpritError.equals("no error"));
+    culprit.reconnect(Duration.ofSeconds(15));
   }
 }
