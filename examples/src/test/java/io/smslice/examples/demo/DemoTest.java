@@ -1,0 +1,100 @@
+package io.smslice.examples.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.smslice.examples.workload.LatencyStats;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Runs the whole demo headless on the simulated GPU, with the operator's built fast-jar, and checks
+ * that every example ran in it: claims Bound (the MIG tenant on the simulated MIG GPU too), every
+ * claimed pod bound by the operator and allocated through the device plugin, every workload's
+ * launches completed through the agent, and the live resize reaching Bound with 32 SMs that the
+ * trainer's own kernels then see.
+ */
+class DemoTest {
+  private static final Path REPOSITORY = Path.of("").toAbsolutePath().getParent();
+  private static DemoReport report;
+  private static String output;
+
+  @BeforeAll
+  @Timeout(value = 150, unit = TimeUnit.SECONDS)
+  static void runDemo() throws Exception {
+    Path operatorJar = REPOSITORY.resolve("operator/target/quarkus-app/quarkus-run.jar");
+    assertThat(operatorJar)
+        .as("the demo runs the operator's fast-jar; build the operator module first")
+        .exists();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
+      report = new Demo(new DemoOptions(24, true, REPOSITORY, "simulated"), out).execute();
+    } finally {
+      output = bytes.toString(StandardCharsets.UTF_8);
+      Files.writeString(Path.of("target/demo-test-output.txt"), output);
+    }
+  }
+
+  @Test
+  void everyCheckOfTheDemoPasses() {
+    assertThat(report.problems()).as(output).isEmpty();
+    assertThat(report.backend()).isEqualTo("simulated");
+    assertThat(output).contains("SIMULATED GPU");
+  }
+
+  @Test
+  void everyClaimIsBound() {
+    assertThat(report.claimSteps().keySet())
+        .containsExactlyInAnyOrder(
+            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
+    report
+        .claimSteps()
+        .forEach(
+            (claim, steps) ->
+                assertThat(steps).as(claim).extracting(ClaimHistory.Step::phase).contains("Bound"));
+  }
+
+  @Test
+  void everyClaimedPodIsBoundToTheNodeAndAllocated() {
+    for (String pod :
+        List.of(
+            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant")) {
+      assertThat(report.podNodes().get(pod)).as(pod).isEqualTo(Demo.NODE);
+      assertThat(report.allocations()).as(pod).containsKey(Demo.NAMESPACE + "/" + pod);
+    }
+    assertThat(report.allocations().get("default/detector"))
+        .containsExactly("detector: 16 x smslice.io/sm");
+    assertThat(report.allocations().get("default/untrusted-tenant"))
+        .containsExactly("tenant: 1 x smslice.io/mig");
+  }
+
+  @Test
+  void everyWorkloadCompletedLaunchesOnItsSlice() {
+    for (String pod :
+        List.of("detector", "batch", "model-a", "model-b", "model-c", "trainer", "voter")) {
+      assertThat(report.workloads().get(pod).launches()).as(pod).isPositive();
+    }
+    assertThat(report.workloads().get("detector").smsSeen()).isEqualTo(16);
+    assertThat(report.workloads().get("model-b").smsSeen()).isEqualTo(16);
+    assertThat(report.workloads().get("batch").smsSeen()).isEqualTo(112);
+  }
+
+  @Test
+  void theResizeReachesBoundWithTheNewSmsWhileTheTrainerRuns() {
+    assertThat(report.claimSteps().get("trainer"))
+        .containsSubsequence(
+            new ClaimHistory.Step("Bound", 16),
+            new ClaimHistory.Step("Resizing", 16),
+            new ClaimHistory.Step("Bound", 32));
+    LatencyStats.Snapshot trainer = report.workloads().get("trainer");
+    assertThat(trainer.launches()).isGreaterThan(report.launchesBeforeResize());
+    assertThat(trainer.smsSeen()).as("SMs the trainer's record_smid kernel reached").isEqualTo(32);
+  }
+}
