@@ -17,6 +17,9 @@ final class SharedRing {
   private final Runnable doorbell;
   private long submitted;
 
+  /** Last COMPLETED value read; re-read only when the ring looks full (saves cache traffic). */
+  private long completed;
+
   SharedRing(MemorySegment memory, Runnable doorbell) {
     this.memory = memory;
     this.counters = new SharedCounters(memory);
@@ -28,16 +31,19 @@ final class SharedRing {
     return memory.asSlice(SharedLayout.DATA_OFFSET);
   }
 
-  /** The next free record (waiting while the ring is full); fill it, then {@link #publish()}. */
+  /**
+   * The next free record (waiting while the ring is full); write every field its operation uses,
+   * then {@link #publish()}.
+   */
   MemorySegment next() {
-    while (submitted - counters.getLong(SharedLayout.COMPLETED) >= SharedLayout.RING_RECORDS) {
-      checkAlive();
-      Thread.onSpinWait();
+    while (submitted - completed >= SharedLayout.RING_RECORDS) {
+      completed = counters.getLong(SharedLayout.COMPLETED);
+      if (submitted - completed >= SharedLayout.RING_RECORDS) {
+        checkAlive();
+        Thread.onSpinWait();
+      }
     }
-    MemorySegment record =
-        memory.asSlice(SharedLayout.recordOffset(submitted), SharedLayout.RECORD_BYTES);
-    record.fill((byte) 0);
-    return record;
+    return memory.asSlice(SharedLayout.recordOffset(submitted), SharedLayout.RECORD_BYTES);
   }
 
   /** Publishes the record from {@link #next()}; returns its sequence number. */
@@ -54,7 +60,7 @@ final class SharedRing {
   /** Waits until record {@code seq} is done, then reports any failed record. */
   void await(long seq) {
     long start = 0;
-    while (counters.getLong(SharedLayout.COMPLETED) <= seq) {
+    while ((completed = counters.getLong(SharedLayout.COMPLETED)) <= seq) {
       checkAlive();
       if (start == 0) {
         start = System.nanoTime();

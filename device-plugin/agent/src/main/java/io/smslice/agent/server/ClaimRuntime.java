@@ -307,8 +307,8 @@ public final class ClaimRuntime implements AutoCloseable {
           long serving = System.nanoTime() - start;
           old.makeCurrent();
           swap.closeOld();
+          old.close(); // also unbinds it from this thread
           next.makeCurrent();
-          old.close();
           metrics.resized(serving);
           return serving;
         });

@@ -23,6 +23,12 @@ final class RingRecords {
 
   private RingRecords() {}
 
+  /** Whether the tenant waits for this record's completion (a synchronization). */
+  static boolean waits(MemorySegment record) {
+    int op = record.get(INT, 0);
+    return op == RingOp.SYNC_STREAM || op == RingOp.SYNC_EVENT;
+  }
+
   static void run(Session session, MemorySegment record) throws ProtocolException, GpuException {
     int op = record.get(INT, 0);
     switch (op) {

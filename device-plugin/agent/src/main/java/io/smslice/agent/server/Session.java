@@ -12,6 +12,7 @@ import io.smslice.protocol.Frames;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
@@ -62,22 +63,21 @@ final class Session {
       if (submitted - seq > SharedLayout.RING_RECORDS) {
         // The tenant overwrote records it had not seen completed: a protocol violation.
         memory.fail(seq, Status.BAD_REQUEST, "ring overrun: more than 1024 records in flight");
-        consumed = submitted;
-        memory.counters.putLong(SharedLayout.COMPLETED, consumed);
+        complete(submitted);
         return done + 1;
       }
+      MemorySegment record =
+          memory.segment.asSlice(SharedLayout.recordOffset(seq), SharedLayout.RECORD_BYTES);
+      boolean waits = RingRecords.waits(record);
       try {
-        RingRecords.run(
-            this,
-            memory.segment.asSlice(SharedLayout.recordOffset(seq), SharedLayout.RECORD_BYTES));
+        RingRecords.run(this, record);
       } catch (ProtocolException e) {
         memory.fail(seq, e.status(), e.getMessage());
       } catch (GpuException e) {
         if (e.contextLost()) {
           boolean culprit = runtime.contextLost(this, e);
           memory.fail(seq, culprit ? Status.FAULT : Status.DEVICE_LOST, e.getMessage());
-          consumed = seq + 1;
-          memory.counters.putLong(SharedLayout.COMPLETED, consumed);
+          complete(seq + 1);
           return done + 1;
         }
         memory.fail(seq, Status.GPU_ERROR, e.getMessage());
@@ -85,10 +85,21 @@ final class Session {
         memory.fail(seq, Status.BAD_REQUEST, "malformed record: " + e.getMessage());
       }
       consumed = seq + 1;
-      memory.counters.putLong(SharedLayout.COMPLETED, consumed);
       done++;
+      if (waits) {
+        complete(consumed); // a tenant is waiting for exactly this
+      }
+    }
+    if (done > 0) {
+      complete(consumed);
     }
     return done;
+  }
+
+  /** Publishes completions once per record that a tenant waits on and once per batch. */
+  private void complete(long through) {
+    consumed = through;
+    memory.counters.putLong(SharedLayout.COMPLETED, through);
   }
 
   /** Runs every queued record, so that a control request sees the effects of earlier launches. */
