@@ -28,7 +28,12 @@ public final class Main {
     }
     List<String> rest = Arrays.asList(args).subList(1, args.length);
     if (args[0].equals("demo")) {
-      System.exit(Demo.run(rest));
+      int status = Demo.run(rest);
+      System.out.flush();
+      if (Demo.interrupted()) {
+        Runtime.getRuntime().halt(status);
+      }
+      System.exit(status);
     }
     Supplier<Workload> workload = Workload.ALL.get(args[0]);
     if (workload == null) {

@@ -37,6 +37,7 @@ public final class Demo {
   private final PrintStream out;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private static volatile boolean interrupted;
 
   Demo(DemoOptions options, PrintStream out) {
     this.options = options;
@@ -57,6 +58,7 @@ public final class Demo {
     Thread hook =
         new Thread(
             () -> {
+              interrupted = true;
               demo.stopping.set(true);
               try {
                 main.join(20_000);
@@ -74,6 +76,14 @@ public final class Demo {
       System.err.println("demo: " + e.getMessage());
       return 1;
     }
+  }
+
+  /**
+   * Whether Ctrl-C (or SIGTERM) stopped the demo: the JVM is then shutting down already, and the
+   * caller must halt with the status instead of calling System.exit, which would wait forever.
+   */
+  public static boolean interrupted() {
+    return interrupted;
   }
 
   DemoReport execute() throws Exception {
