@@ -138,6 +138,14 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     }
   }
 
+  /**
+   * Told the GPU's UUID when an in-agent fault could not be recovered inside this process (see
+   * {@link FaultRecovery}); the owner should restart the agent's process.
+   */
+  public void onUnrecoverableGpu(java.util.function.Consumer<String> listener) {
+    recovery.onUnrecoverable(listener);
+  }
+
   /** Forgets a deleted claim's tokens. */
   public void forgetTokens(String namespace, String claim) {
     tokens.forget(namespace, claim);

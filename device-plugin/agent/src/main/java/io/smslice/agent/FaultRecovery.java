@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -23,6 +24,7 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   private final GpuBackend backend;
   private final Function<String, List<ClaimRuntime>> claimsOnGpu;
   private final Set<String> recovering = ConcurrentHashMap.newKeySet();
+  private volatile Consumer<String> unrecoverable = gpu -> {};
   private final ExecutorService worker =
       Executors.newSingleThreadExecutor(
           Thread.ofPlatform().name("fault-recovery").daemon().factory());
@@ -30,6 +32,10 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   FaultRecovery(GpuBackend backend, Function<String, List<ClaimRuntime>> claimsOnGpu) {
     this.backend = backend;
     this.claimsOnGpu = claimsOnGpu;
+  }
+
+  void onUnrecoverable(Consumer<String> listener) {
+    unrecoverable = listener;
   }
 
   @Override
@@ -68,6 +74,7 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
               + " could not be recovered in this process; its claims stay down until the agent"
               + " restarts",
           e);
+      unrecoverable.accept(gpu);
     } finally {
       recovering.remove(gpu);
     }

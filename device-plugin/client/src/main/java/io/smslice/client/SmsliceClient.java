@@ -10,6 +10,7 @@ import io.smslice.protocol.Frames;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.RingOp;
 import io.smslice.protocol.SharedLayout;
+import io.smslice.protocol.Status;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
@@ -132,6 +133,20 @@ public final class SmsliceClient implements AutoCloseable {
     }
   }
 
+  private ControlChannel control() {
+    if (control == null) {
+      throw new DeviceLostException(Status.DEVICE_LOST, "not connected: call reconnect");
+    }
+    return control;
+  }
+
+  private SharedRing ring() {
+    if (control == null) {
+      throw new DeviceLostException(Status.DEVICE_LOST, "not connected: call reconnect");
+    }
+    return ring;
+  }
+
   public SessionInfo info() {
     return info;
   }
@@ -139,24 +154,24 @@ public final class SmsliceClient implements AutoCloseable {
   // ---- control requests ----
 
   public Module loadModule(byte[] image) {
-    ring.drain();
-    return new Module(control.call(Op.LOAD_MODULE, ByteBuffer.wrap(image)).getLong());
+    ring().drain();
+    return new Module(control().call(Op.LOAD_MODULE, ByteBuffer.wrap(image)).getLong());
   }
 
   public Kernel kernel(Module module, String name) {
     ByteBuffer request = ByteBuffer.allocate(10 + name.length() * 3);
     request.putLong(module.handle());
     Frames.putString(request, name);
-    return new Kernel(control.call(Op.GET_FUNCTION, request.flip()).getLong(), name);
+    return new Kernel(control().call(Op.GET_FUNCTION, request.flip()).getLong(), name);
   }
 
   public void unload(Module module) {
-    control.call(Op.UNLOAD_MODULE, handle(module.handle()));
+    control().call(Op.UNLOAD_MODULE, handle(module.handle()));
   }
 
   /** Device memory, counted against the claim's quota. */
   public Buffer allocate(long bytes) {
-    return new Buffer(control.call(Op.ALLOC, handle(bytes)).getLong(), bytes);
+    return new Buffer(control().call(Op.ALLOC, handle(bytes)).getLong(), bytes);
   }
 
   /**
@@ -165,45 +180,45 @@ public final class SmsliceClient implements AutoCloseable {
    * space per claim); in-agent run mode does not protect them (see docs/agent.md).
    */
   public long deviceAddress(Buffer buffer) {
-    return control.call(Op.BUFFER_ADDRESS, handle(buffer.handle())).getLong();
+    return control().call(Op.BUFFER_ADDRESS, handle(buffer.handle())).getLong();
   }
 
   public void free(Buffer buffer) {
-    control.call(Op.FREE, handle(buffer.handle()));
+    control().call(Op.FREE, handle(buffer.handle()));
   }
 
   public Stream createStream() {
-    return new Stream(control.call(Op.CREATE_STREAM, ByteBuffer.allocate(0)).getLong());
+    return new Stream(control().call(Op.CREATE_STREAM, ByteBuffer.allocate(0)).getLong());
   }
 
   public void destroy(Stream stream) {
-    control.call(Op.DESTROY_STREAM, handle(stream.handle()));
+    control().call(Op.DESTROY_STREAM, handle(stream.handle()));
   }
 
   public Event createEvent() {
-    return new Event(control.call(Op.CREATE_EVENT, ByteBuffer.allocate(0)).getLong());
+    return new Event(control().call(Op.CREATE_EVENT, ByteBuffer.allocate(0)).getLong());
   }
 
   public void destroy(Event event) {
-    control.call(Op.DESTROY_EVENT, handle(event.handle()));
+    control().call(Op.DESTROY_EVENT, handle(event.handle()));
   }
 
   /** Work queued on the stream from now on is recorded into a graph instead of running. */
   public void beginCapture(Stream stream) {
-    control.call(Op.BEGIN_CAPTURE, handle(stream.handle()));
+    control().call(Op.BEGIN_CAPTURE, handle(stream.handle()));
   }
 
   public Graph endCapture(Stream stream) {
-    return new Graph(control.call(Op.END_CAPTURE, handle(stream.handle())).getLong());
+    return new Graph(control().call(Op.END_CAPTURE, handle(stream.handle())).getLong());
   }
 
   public void destroy(Graph graph) {
-    control.call(Op.DESTROY_GRAPH, handle(graph.handle()));
+    control().call(Op.DESTROY_GRAPH, handle(graph.handle()));
   }
 
   /** Memory in use by the claim (all sessions) and its quota, SMs, launches so far. */
   public long[] usage() {
-    ByteBuffer reply = control.call(Op.INFO, ByteBuffer.allocate(0));
+    ByteBuffer reply = control().call(Op.INFO, ByteBuffer.allocate(0));
     return new long[] {reply.getLong(), reply.getLong(), reply.getInt(), reply.getLong()};
   }
 
@@ -223,7 +238,7 @@ public final class SmsliceClient implements AutoCloseable {
       throw new IllegalArgumentException(
           "at most " + SharedLayout.MAX_KERNEL_ARGS + " kernel arguments");
     }
-    MemorySegment r = ring.next();
+    MemorySegment r = ring().next();
     r.set(INT, 0, RingOp.LAUNCH);
     r.set(INT, 4, args.length);
     r.set(LONG, 8, kernel.handle());
@@ -245,7 +260,7 @@ public final class SmsliceClient implements AutoCloseable {
         case Arg.F64 v -> put(r, at, RingOp.ARG_F64, Double.doubleToRawLongBits(v.value()), 0);
       }
     }
-    ring.publish();
+    ring().publish();
   }
 
   private static void put(MemorySegment record, long at, byte kind, long a, long b) {
@@ -260,7 +275,7 @@ public final class SmsliceClient implements AutoCloseable {
    * #write} and {@link #read} use it too.
    */
   public MemorySegment staging() {
-    return ring.data();
+    return ring().data();
   }
 
   public void copyFromStaging(
@@ -337,20 +352,20 @@ public final class SmsliceClient implements AutoCloseable {
 
   /** Waits for the stream's work; throws the first failure of queued work since the last one. */
   public void synchronize(Stream stream) {
-    ring.await(queue(RingOp.SYNC_STREAM, stream.handle()));
+    ring().await(queue(RingOp.SYNC_STREAM, stream.handle()));
   }
 
   public void synchronize(Event event) {
-    ring.await(queue(RingOp.SYNC_EVENT, event.handle()));
+    ring().await(queue(RingOp.SYNC_EVENT, event.handle()));
   }
 
   private long queue(int op, long... fields) {
-    MemorySegment record = ring.next();
+    MemorySegment record = ring().next();
     record.set(INT, 0, op);
     for (int i = 0; i < fields.length; i++) {
       record.set(LONG, 8 + 8L * i, fields[i]);
     }
-    return ring.publish();
+    return ring().publish();
   }
 
   /** Ends the session; the agent frees everything it held. */
