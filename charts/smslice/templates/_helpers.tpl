@@ -84,22 +84,24 @@ smslice-operator
 {{- toYaml $merged }}
 {{- end }}
 
-{{/* "true" when any named node config uses mode mig (default mode or an override). */}}
-{{- define "smslice.node.anyMig" -}}
+{{/* "true" when any named node config uses the mode .mode (default mode or an override): (dict "root" $ "mode" "mig"). */}}
+{{- define "smslice.node.anyUses" -}}
 {{- $any := false }}
-{{- range $name, $config := .Values.node.configs }}
-{{- $merged := mergeOverwrite (deepCopy $.Values.node.configDefaults) (deepCopy (default dict $config)) }}
-{{- if eq (toString $merged.gpus.defaultMode) "mig" }}{{ $any = true }}{{ end }}
+{{- $mode := .mode }}
+{{- range $name, $config := .root.Values.node.configs }}
+{{- $merged := mergeOverwrite (deepCopy $.root.Values.node.configDefaults) (deepCopy (default dict $config)) }}
+{{- if eq (toString $merged.gpus.defaultMode) $mode }}{{ $any = true }}{{ end }}
 {{- range $merged.gpus.overrides }}
-{{- if eq (toString .mode) "mig" }}{{ $any = true }}{{ end }}
+{{- if eq (toString .mode) $mode }}{{ $any = true }}{{ end }}
 {{- end }}
 {{- end }}
 {{- $any }}
 {{- end }}
 
-{{- define "smslice.node.migMonitor" -}}
-{{- $v := toString .Values.node.migMonitor }}
-{{- if eq $v "auto" }}{{ include "smslice.node.anyMig" . }}{{ else }}{{ $v }}{{ end }}
+{{/* An auto|true|false value resolved: (dict "root" $ "value" .Values.node.migMonitor "mode" "mig"). */}}
+{{- define "smslice.node.autoForMode" -}}
+{{- $v := toString .value }}
+{{- if eq $v "auto" }}{{ include "smslice.node.anyUses" (dict "root" .root "mode" .mode) }}{{ else }}{{ $v }}{{ end }}
 {{- end }}
 
 {{/*

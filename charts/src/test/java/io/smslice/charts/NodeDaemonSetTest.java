@@ -84,6 +84,25 @@ class NodeDaemonSetTest {
     assertThat(security.getCapabilities().getAdd()).isNullOrEmpty();
     assertThat(env(pod, "NVIDIA_MIG_MONITOR_DEVICES")).isNull();
     assertThat(pod.getVolumes()).noneMatch(v -> v.getName().equals("nvidia-caps"));
+    assertThat(pod.getHostIPC()).isNull();
+  }
+
+  @Test
+  void mpsNodesShareTheHostIpcNamespaceWithTheirTenants() {
+    PodSpec pod = pod(Chart.render("mps-nodes.yaml"));
+
+    assertThat(pod.getHostIPC()).isTrue();
+    assertThat(container(pod).getSecurityContext().getCapabilities().getAdd()).isNullOrEmpty();
+    assertThat(pod(Chart.render(Map.of("node.hostIPC", "false"), "mps-nodes.yaml")).getHostIPC())
+        .isNull();
+  }
+
+  @Test
+  void workerJvmsInheritACappedHeapAndTheContainerHasNoMemoryLimit() {
+    PodSpec pod = pod(Chart.render());
+
+    assertThat(env(pod, "JAVA_TOOL_OPTIONS").getValue()).isEqualTo("-Xmx768m");
+    assertThat(container(pod).getResources().getLimits()).isNullOrEmpty();
   }
 
   @Test

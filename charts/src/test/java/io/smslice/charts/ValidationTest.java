@@ -114,6 +114,11 @@ class ValidationTest {
             "webhook.port",
             "8080"),
         bad(
+            "a hostIPC value that is not auto/true/false",
+            "node.hostIPC must be auto, true or false, got \"sometimes\"",
+            "node.hostIPC",
+            "sometimes"),
+        bad(
             "a migMonitor value that is not auto/true/false",
             "node.migMonitor must be auto, true or false, got \"yes\"",
             "node.migMonitor",

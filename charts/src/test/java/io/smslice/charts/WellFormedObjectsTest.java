@@ -31,6 +31,7 @@ class WellFormedObjectsTest {
         "in-agent.yaml",
         "mig-only.yaml",
         "mixed-modes.yaml",
+        "mps-nodes.yaml",
         "monitoring.yaml"
       })
   void noObjectHasFieldsItsKindDoesNotKnow(String valuesFile) throws Exception {
