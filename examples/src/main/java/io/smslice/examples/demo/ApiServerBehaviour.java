@@ -10,6 +10,8 @@ import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -88,8 +90,7 @@ final class ApiServerBehaviour extends KubernetesCrudDispatcher {
   private MockResponse podsOnNode(String path) {
     Matcher field = NODE_FIELD.matcher(path);
     field.find();
-    String node =
-        java.net.URLDecoder.decode(field.group(2), java.nio.charset.StandardCharsets.UTF_8);
+    String node = URLDecoder.decode(field.group(2), StandardCharsets.UTF_8);
     String unfiltered = path.replaceAll("fieldSelector=[^&]*&?", "").replaceAll("[?&]$", "");
     MockResponse all = handleGet(unfiltered);
     if (all.code() != 200) {

@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -19,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -36,7 +38,7 @@ public final class Demo {
   private final DemoOptions options;
   private final PrintStream out;
   private final AtomicBoolean stopping = new AtomicBoolean();
-  private final List<String> log = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<String> log = new CopyOnWriteArrayList<>();
   private static volatile boolean interrupted;
 
   Demo(DemoOptions options, PrintStream out) {
@@ -138,7 +140,7 @@ public final class Demo {
     progress.begin("starting the node side (GPU discovery, agent, device plugins, SliceNode)");
     DemoNode node = DemoNode.start(NODE, work, client, options.backend());
     open.push(node);
-    node.awaitReady(client, kubelet, java.time.Duration.ofSeconds(30));
+    node.awaitReady(client, kubelet, Duration.ofSeconds(30));
     progress.done(node.describe());
 
     progress.begin("starting the operator (" + repo.relativize(operatorJar(repo)) + ")");

@@ -2,11 +2,14 @@ package io.smslice.examples.demo;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.grpc.Context;
 import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.epoll.EpollEventLoopGroup;
@@ -20,10 +23,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -151,7 +156,7 @@ final class DemoKubelet implements AutoCloseable {
 
   private ContainerRuntime.Launch allocate(Pod pod, Container container)
       throws InterruptedException {
-    Map<String, String> envs = new java.util.LinkedHashMap<>();
+    Map<String, String> envs = new LinkedHashMap<>();
     List<ContainerRuntime.HostMount> mounts = new ArrayList<>();
     Map<String, Quantity> limits =
         container.getResources() == null || container.getResources().getLimits() == null
@@ -166,7 +171,7 @@ final class DemoKubelet implements AutoCloseable {
       PluginConnection.Allocation allocation = plugin.allocate(key(pod), count);
       envs.putAll(allocation.envs());
       allocations
-          .computeIfAbsent(key(pod), k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+          .computeIfAbsent(key(pod), k -> new CopyOnWriteArrayList<>())
           .add(container.getName() + ": " + count + " x " + limit.getKey());
       mounts.addAll(allocation.mounts());
       log.accept(
@@ -207,7 +212,7 @@ final class DemoKubelet implements AutoCloseable {
           .editStatus(
               p -> {
                 if (p.getStatus() == null) {
-                  p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+                  p.setStatus(new PodStatus());
                 }
                 p.getStatus().setPhase(phase);
                 p.getStatus().setMessage(message.isEmpty() ? null : message);
@@ -256,7 +261,7 @@ final class DemoKubelet implements AutoCloseable {
     public void register(RegisterRequest request, StreamObserver<Empty> response) {
       if (!"v1beta1".equals(request.getVersion())) {
         response.onError(
-            io.grpc.Status.INVALID_ARGUMENT
+            Status.INVALID_ARGUMENT
                 .withDescription("unsupported device-plugin API version " + request.getVersion())
                 .asRuntimeException());
         return;
@@ -273,7 +278,7 @@ final class DemoKubelet implements AutoCloseable {
         previous.close();
       }
       // Not inside this call's gRPC context: the stream must outlive the Register call.
-      io.grpc.Context.ROOT.run(plugin::watch);
+      Context.ROOT.run(plugin::watch);
       log.accept(
           "kubelet: plugin registered for "
               + request.getResourceName()

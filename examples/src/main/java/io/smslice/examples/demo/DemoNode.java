@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.agent.Agent;
 import io.smslice.agent.AgentOptions;
 import io.smslice.agent.RunMode;
+import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
@@ -27,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -72,8 +74,7 @@ final class DemoNode implements AutoCloseable {
     Files.createDirectories(configDir);
     Files.writeString(configDir.resolve("default.yaml"), configYaml(work, simulated));
     NodeConfig config =
-        new ConfigLoader(List.of("--config-dir=" + configDir), java.util.Map.of())
-            .load(Optional.empty());
+        new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
     Nvml nvml = simulated ? simulatedNvml(backend.devices(), work) : NativeNvml.open();
     NodeMetrics metrics = new NodeMetrics();
     // In-agent mode uses no MPS daemon; the agent still takes the manager, as on a real node.
@@ -198,7 +199,7 @@ final class DemoNode implements AutoCloseable {
   }
 
   boolean offersMig() {
-    return side.gpus().stream().anyMatch(g -> g.mode() == io.smslice.api.v1alpha1.node.GpuMode.MIG);
+    return side.gpus().stream().anyMatch(g -> g.mode() == GpuMode.MIG);
   }
 
   String backendName() {

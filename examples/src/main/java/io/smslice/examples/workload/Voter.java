@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 final class Voter implements Workload {
   private static final List<String> MODELS = List.of("a", "b", "c");
 
-  private final Map<Long, Map<String, Ballot>> open = new TreeMap<>();
+  private final TreeMap<Long, Map<String, Ballot>> open = new TreeMap<>();
   private final Map<String, Long> modelMisses = new HashMap<>();
   private long decided;
   private long disagreements;
@@ -68,7 +68,7 @@ final class Voter implements Workload {
   }
 
   private void decide(long closeBefore, LatencyStats stats, long deadlineNanos) {
-    var frames = ((TreeMap<Long, Map<String, Ballot>>) open).headMap(closeBefore);
+    var frames = open.headMap(closeBefore);
     for (Map<String, Ballot> ballots : frames.values()) {
       // Frames before all three models first answered are start-up, not misses.
       allSeen |= ballots.keySet().containsAll(MODELS);
