@@ -87,7 +87,8 @@ public final class ClaimSocket implements AutoCloseable {
 
   private void serve(SocketChannel channel) {
     Session session = null;
-    try (channel) {
+    // Not try-with-resources: the refusals below must be written before the channel closes.
+    try {
       session = hello(channel);
       if (session == null) {
         return;
@@ -110,6 +111,7 @@ public final class ClaimSocket implements AutoCloseable {
       }
     } catch (Frames.TooLargeException e) {
       reject(channel, Status.TOO_LARGE, e.getMessage());
+      discardPending(channel);
     } catch (IOException e) {
       // The tenant went away; its session is released below.
     } catch (InterruptedException e) {
@@ -118,6 +120,7 @@ public final class ClaimSocket implements AutoCloseable {
       reject(channel, Status.UNAVAILABLE, String.valueOf(e.getMessage()));
     } finally {
       connections.remove(channel);
+      closeQuietly(channel);
       if (session != null && !closed) {
         runtime.closeSession(session);
       }
@@ -162,6 +165,22 @@ public final class ClaimSocket implements AutoCloseable {
     reply.putLong(session.memory.size());
     Frames.write(channel, Status.OK.code, reply.flip());
     return session;
+  }
+
+  /**
+   * Reads and drops what the tenant sends after a refused frame (at most a few MiB) until it
+   * closes, so that closing does not reset the connection before the tenant read the refusal.
+   */
+  private static void discardPending(SocketChannel channel) {
+    try {
+      channel.shutdownOutput();
+      ByteBuffer sink = ByteBuffer.allocate(64 << 10);
+      for (int i = 0; i < 64 && channel.read(sink.clear()) >= 0; i++) {
+        // Dropped.
+      }
+    } catch (IOException e) {
+      // The tenant is gone already.
+    }
   }
 
   private static void reject(SocketChannel channel, Status status, String message) {
