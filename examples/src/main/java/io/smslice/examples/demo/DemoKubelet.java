@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.grpc.Context;
@@ -51,6 +52,9 @@ final class DemoKubelet implements AutoCloseable {
   private final Map<String, PluginConnection> plugins = new ConcurrentHashMap<>();
   private final Set<String> admitted = ConcurrentHashMap.newKeySet();
   private final Map<String, List<String>> allocations = new ConcurrentHashMap<>();
+  // Admission (device allocation) is one pod at a time, as in the kubelet's sync loop: the device
+  // plugin tells pods apart by the order in which their Allocates arrive.
+  private final ExecutorService admission = Executors.newSingleThreadExecutor();
   private final ExecutorService podWorkers = Executors.newVirtualThreadPerTaskExecutor();
   private final EpollEventLoopGroup group = new EpollEventLoopGroup(1);
   private Server registration;
@@ -123,18 +127,31 @@ final class DemoKubelet implements AutoCloseable {
         || !admitted.add(key)) {
       return;
     }
-    podWorkers.submit(() -> admit(pod));
+    admission.submit(() -> admit(pod));
   }
 
-  /** Allocates devices for each container, then starts it, as the kubelet does on pod sync. */
+  /** Allocates devices for each container, then has the pod's containers run by a worker. */
   private void admit(Pod pod) {
-    String key = key(pod);
+    List<ContainerRuntime.Launch> launches = new ArrayList<>();
     try {
-      List<ContainerRuntime.Launch> launches = new ArrayList<>();
       for (Container container : pod.getSpec().getContainers()) {
         launches.add(allocate(pod, container));
       }
-      setPhase(pod, "Running", "");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    } catch (RuntimeException e) {
+      log.accept("kubelet: pod " + key(pod) + " could not start: " + e.getMessage());
+      setPhase(pod, "Failed", e.getMessage());
+      release(pod);
+      return;
+    }
+    setPhase(pod, "Running", "");
+    podWorkers.submit(() -> run(pod, launches));
+  }
+
+  private void run(Pod pod, List<ContainerRuntime.Launch> launches) {
+    try {
       List<ContainerRuntime.Exit> exits = new ArrayList<>();
       for (ContainerRuntime.Launch launch : launches) {
         exits.add(runtime.start(launch));
@@ -146,9 +163,6 @@ final class DemoKubelet implements AutoCloseable {
       setPhase(pod, failed ? "Failed" : "Succeeded", "");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      log.accept("kubelet: pod " + key + " could not start: " + e.getMessage());
-      setPhase(pod, "Failed", e.getMessage());
     } finally {
       release(pod);
     }
@@ -227,16 +241,27 @@ final class DemoKubelet implements AutoCloseable {
   }
 
   /** Publishes the plugin's healthy device count as the node's capacity, as the kubelet does. */
-  private void updateCapacity(String resource, int healthy) {
-    client
-        .nodes()
-        .withName(nodeName)
-        .editStatus(
-            n -> {
-              n.getStatus().getCapacity().put(resource, new Quantity(Integer.toString(healthy)));
-              n.getStatus().getAllocatable().put(resource, new Quantity(Integer.toString(healthy)));
-              return n;
-            });
+  private synchronized void updateCapacity(String resource, int healthy) {
+    Quantity count = new Quantity(Integer.toString(healthy));
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .nodes()
+            .withName(nodeName)
+            .editStatus(
+                n -> {
+                  n.getStatus().getCapacity().put(resource, count);
+                  n.getStatus().getAllocatable().put(resource, count);
+                  return n;
+                });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          log.accept("kubelet: cannot publish " + resource + " capacity: " + e.getMessage());
+          return;
+        }
+      }
+    }
   }
 
   private static String key(Pod pod) {
@@ -248,6 +273,7 @@ final class DemoKubelet implements AutoCloseable {
     if (pods != null) {
       pods.close();
     }
+    admission.shutdownNow();
     podWorkers.shutdownNow();
     plugins.values().forEach(PluginConnection::close);
     if (registration != null) {

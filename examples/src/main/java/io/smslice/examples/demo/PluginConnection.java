@@ -79,7 +79,12 @@ final class PluginConnection implements AutoCloseable {
               @Override
               public void onError(Throwable t) {
                 if (!channel.isShutdown()) {
-                  log.accept("kubelet: ListAndWatch for " + resource + " ended: " + t.getMessage());
+                  log.accept(
+                      "kubelet: ListAndWatch for "
+                          + resource
+                          + " ended: "
+                          + t.getMessage()
+                          + (t.getCause() == null ? "" : " (" + t.getCause() + ")"));
                 }
               }
 
