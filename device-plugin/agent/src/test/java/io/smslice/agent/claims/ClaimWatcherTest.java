@@ -1,0 +1,114 @@
+package io.smslice.agent.claims;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.smslice.agent.Agent;
+import io.smslice.agent.AgentOptions;
+import io.smslice.agent.RunMode;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.api.v1alpha1.claim.Binding;
+import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimSpec;
+import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
+import io.smslice.api.v1alpha1.node.GpuMode;
+import io.smslice.gpu.simulated.SimulatedBackend;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+@EnableKubernetesMockClient(crud = true)
+class ClaimWatcherTest {
+  KubernetesClient client;
+  @TempDir Path directory;
+
+  private final SimulatedBackend backend = SimulatedBackend.h200(1);
+  private final String gpu = backend.devices().getFirst().uuid();
+
+  private SliceClaim claim(String node, Phase phase, GpuMode mode, List<Integer> groups) {
+    SliceClaim claim = new SliceClaim();
+    claim.setMetadata(
+        new ObjectMetaBuilder()
+            .withNamespace("team")
+            .withName("det")
+            .withLabels(Map.of(SmsliceApi.NODE_LABEL, node))
+            .build());
+    SliceClaimSpec spec = new SliceClaimSpec();
+    spec.setSms(16);
+    spec.setMemory(new Quantity("2Gi"));
+    claim.setSpec(spec);
+    Binding binding = new Binding();
+    binding.setNode(node);
+    binding.setGpuUuid(gpu);
+    binding.setMode(mode);
+    binding.setSmGroups(groups);
+    SliceClaimStatus status = new SliceClaimStatus();
+    status.setPhase(phase);
+    status.setBinding(binding);
+    claim.setStatus(status);
+    return claim;
+  }
+
+  @Test
+  void onlyBoundGreenClaimsOfThisNodeAndItsGpusAreServed() {
+    assertThat(
+            ClaimWatcher.boundHere(
+                claim("node-a", Phase.Bound, GpuMode.Green, List.of(0, 1)), "node-a", backend))
+        .hasValueSatisfying(
+            b -> {
+              assertThat(b.groups()).containsExactly(0, 1);
+              assertThat(b.memoryBytes()).isEqualTo(2L << 30);
+            });
+    assertThat(
+            ClaimWatcher.boundHere(
+                claim("node-b", Phase.Bound, GpuMode.Green, List.of(0)), "node-a", backend))
+        .isEmpty();
+    assertThat(
+            ClaimWatcher.boundHere(
+                claim("node-a", Phase.Pending, GpuMode.Green, List.of(0)), "node-a", backend))
+        .isEmpty();
+    assertThat(
+            ClaimWatcher.boundHere(
+                claim("node-a", Phase.Bound, GpuMode.MIG, List.of()), "node-a", backend))
+        .isEmpty();
+    SliceClaim elsewhere = claim("node-a", Phase.Bound, GpuMode.Green, List.of(0));
+    elsewhere.getStatus().getBinding().setGpuUuid("GPU-not-here");
+    assertThat(ClaimWatcher.boundHere(elsewhere, "node-a", backend)).isEmpty();
+  }
+
+  @Test
+  void servesResizesAndReleasesClaimsAsTheirStatusChanges() throws Exception {
+    AgentOptions options =
+        AgentOptions.of(
+            "node-a", directory.resolve("run"), directory.resolve("state"), RunMode.IN_AGENT);
+    try (Agent agent = Agent.start(options, client, backend, null)) {
+      var claims = client.resources(SliceClaim.class).inNamespace("team");
+      claims.resource(claim("node-a", Phase.Bound, GpuMode.Green, List.of(0, 1))).create();
+      await(() -> agent.endpoint("team", "det").isPresent());
+      assertThat(agent.endpoint("team", "det").orElseThrow().socket()).exists();
+
+      SliceClaim resized = claims.withName("det").get();
+      resized.getStatus().getBinding().setSmGroups(List.of(0, 1, 2, 3));
+      claims.resource(resized).updateStatus();
+      await(() -> agent.runtime("team", "det").map(r -> r.sms() == 32).orElse(false));
+
+      claims.withName("det").delete();
+      await(() -> agent.endpoint("team", "det").isEmpty());
+    }
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition within 10 s").isLessThan(deadline);
+      Thread.sleep(20);
+    }
+  }
+}
