@@ -35,7 +35,9 @@ public final class Cluster {
 
   /** Registers the project's generated CRDs (crds/*.yml) so the mock serves the kinds. */
   public static void installCrds(KubernetesClient client) {
-    try (Stream<Path> files = Files.list(Path.of("..", "crds"))) {
+    // From the operator module (surefire) the CRDs are at ../crds; from the root (exec:java), crds.
+    Path dir = Files.isDirectory(Path.of("..", "crds")) ? Path.of("..", "crds") : Path.of("crds");
+    try (Stream<Path> files = Files.list(dir)) {
       for (Path f : files.filter(p -> p.toString().endsWith(".yml")).sorted().toList()) {
         try (InputStream in = Files.newInputStream(f)) {
           CustomResourceDefinition crd =
@@ -44,7 +46,7 @@ public final class Cluster {
         }
       }
     } catch (IOException e) {
-      throw new IllegalStateException("cannot read ../crds: run from the operator module", e);
+      throw new IllegalStateException("cannot read the CRDs in " + dir.toAbsolutePath(), e);
     }
   }
 
