@@ -176,4 +176,48 @@ class ClaimLifecycleTest {
     SliceClaim bound = awaitPhase(client, "bare", Phase.Bound);
     assertThat(bound.getStatus().getBinding().getSms()).isEqualTo(8);
   }
+
+  @Test
+  void latencyCriticalDisplacesBestEffortWhichWaits() {
+    sliceNode(client, "pre-1", Instant.now(), h200("GPU-pre-1", 0, "P-pre"));
+    SliceClaim batch = claim("batch", 132, "P-pre");
+    batch.getSpec().setPriority(io.smslice.api.v1alpha1.claim.Priority.BestEffort);
+    client.resource(batch).create();
+    awaitPhase(client, "batch", Phase.Bound);
+    SliceClaim detector = claim("detector", 16, "P-pre");
+    detector.getSpec().setPriority(io.smslice.api.v1alpha1.claim.Priority.LatencyCritical);
+    client.resource(detector).create();
+    awaitPhase(client, "detector", Phase.Bound);
+    SliceClaim displaced = awaitPhase(client, "batch", Phase.Pending);
+    assertThat(displaced.getStatus().getBinding()).isNull();
+    assertThat(displaced.getStatus().getMessage())
+        .contains("displaced by LatencyCritical claim test/detector");
+  }
+
+  @Test
+  void metricsReportClaimsAndGpus() {
+    sliceNode(client, "met-1", Instant.now(), h200("GPU-met-1", 0, "P-met"));
+    client.resource(claim("metered", 24, "P-met")).create();
+    awaitPhase(client, "metered", Phase.Bound);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              String text =
+                  io.restassured.RestAssured.get("/q/metrics")
+                      .then()
+                      .statusCode(200)
+                      .extract()
+                      .asString();
+              assertThat(text).contains("smslice_claims{phase=\"Bound\"}");
+              assertThat(text).contains("smslice_placement_seconds_count");
+              assertThat(text)
+                  .containsPattern(
+                      "smslice_gpu_sms_allocated\\{gpu=\"GPU-met-1\",mode=\"GREEN\",node=\"met-1\"} 24\\.0");
+              assertThat(text)
+                  .containsPattern(
+                      "smslice_gpu_sms_free\\{gpu=\"GPU-met-1\",mode=\"GREEN\",node=\"met-1\"} 108\\.0");
+              assertThat(text).contains("smslice_fragmentation_ratio");
+            });
+  }
 }

@@ -7,6 +7,7 @@ import io.smslice.operator.claim.SliceAllocator;
 import io.smslice.operator.claim.SliceClaimReconciler;
 import io.smslice.operator.config.OperatorConfig;
 import io.smslice.operator.metrics.SliceMetrics;
+import io.smslice.operator.pods.PodSchedulerReconciler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -19,6 +20,11 @@ public final class PlainOperator implements AutoCloseable {
   private final Operator operator;
 
   public PlainOperator(KubernetesClient client) {
+    this(client, false);
+  }
+
+  /** With {@code scheduler}, the smslice-scheduler controller runs too. */
+  public PlainOperator(KubernetesClient client, boolean scheduler) {
     operator =
         new Operator(
             o ->
@@ -29,6 +35,9 @@ public final class PlainOperator implements AutoCloseable {
     var allocator = new SliceAllocator(config(), Clock.systemUTC());
     var metrics = new SliceMetrics(new SimpleMeterRegistry());
     operator.register(new SliceClaimReconciler(allocator, metrics, client, Clock.systemUTC()));
+    if (scheduler) {
+      operator.register(new PodSchedulerReconciler(client, Clock.systemUTC()));
+    }
     operator.start();
   }
 
