@@ -80,7 +80,7 @@ final class ApiServerBehaviour extends KubernetesCrudDispatcher {
                   podPath,
                   Headers.builder().add("Content-Type", "application/merge-patch+json").build(),
                   new Buffer().writeUtf8(json.writeValueAsString(patch))));
-      return patched.code() == 200 ? status(201, "", "") : patched;
+      return patched.code() / 100 == 2 ? status(201, "", "") : patched;
     } catch (IOException e) {
       return status(400, "BadRequest", "binding is not valid JSON: " + e.getMessage());
     }

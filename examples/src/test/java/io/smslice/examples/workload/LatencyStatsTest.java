@@ -1,0 +1,52 @@
+package io.smslice.examples.workload;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class LatencyStatsTest {
+  @Test
+  void percentilesAreOverTheRecordedLatencies() {
+    LatencyStats stats = new LatencyStats();
+    for (long i = 1; i <= 100; i++) {
+      stats.record(i * 1_000);
+    }
+    LatencyStats.Snapshot s = stats.snapshot();
+    assertThat(s.launches()).isEqualTo(100);
+    assertThat(s.p50()).isEqualTo(50_000);
+    assertThat(s.p99()).isEqualTo(99_000);
+  }
+
+  @Test
+  void launchesOverTheDeadlineAndAnswersThatNeverCameAreMisses() {
+    LatencyStats stats = new LatencyStats();
+    stats.deadline(10_000);
+    stats.record(9_000);
+    stats.record(10_000);
+    stats.record(10_001);
+    stats.recordMiss();
+    LatencyStats.Snapshot s = stats.snapshot();
+    assertThat(s.launches()).isEqualTo(4);
+    assertThat(s.deadlineMisses()).isEqualTo(2);
+  }
+
+  @Test
+  void percentilesFollowTheRecentWindowAndTotalsDoNot() {
+    LatencyStats stats = new LatencyStats();
+    for (int i = 0; i < 10_000; i++) {
+      stats.record(1_000_000);
+    }
+    for (int i = 0; i < 5_000; i++) {
+      stats.record(1_000);
+    }
+    LatencyStats.Snapshot s = stats.snapshot();
+    assertThat(s.launches()).isEqualTo(15_000);
+    assertThat(s.p99()).isEqualTo(1_000);
+  }
+
+  @Test
+  void nothingRecordedReadsAsZero() {
+    assertThat(new LatencyStats().snapshot())
+        .isEqualTo(new LatencyStats.Snapshot(0, 0, 0, 0, 0, 0));
+  }
+}
