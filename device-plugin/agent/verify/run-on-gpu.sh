@@ -26,7 +26,7 @@ verify() { # mode, extra args
     "$root/device-plugin/agent/verify/kernels.ptx" "$work/$mode" "$out/$mode.md" "$@" \
     > "$out/$mode.log" 2>&1
   echo "$mode: exit $?"
-  grep -E '^\[verify\]|SEVERE|recovered|restarted' "$out/$mode.log" | grep -v 'protocol .*: ok'
+  grep -E '^\[verify\]|SEVERE|recovered|restarted|moved' "$out/$mode.log" | grep -v 'protocol .*: ok'
 }
 
 {
@@ -39,10 +39,13 @@ verify() { # mode, extra args
 } > "$out/agent-verification.md"
 cat "$out/agent-verification.md"
 
-verify in-agent
-
 mps=/tmp/smslice-verify-mps
 mkdir -p "$mps/pipe" "$mps/log"
+# In-agent runs without MPS; after an unrecoverable fault the agent starts the daemon itself and
+# moves the GPU's claims to worker processes.
+verify in-agent "$mps/pipe" "$mps/log"
+echo quit | CUDA_MPS_PIPE_DIRECTORY=$mps/pipe nvidia-cuda-mps-control 2>/dev/null
+
 CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log nvidia-cuda-mps-control -d
 verify worker "$mps/pipe" "$mps/log"
 echo quit | CUDA_MPS_PIPE_DIRECTORY=$mps/pipe nvidia-cuda-mps-control

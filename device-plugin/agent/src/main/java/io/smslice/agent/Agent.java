@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The node agent: serves each SliceClaim bound to a green-mode GPU of this node in its own green
@@ -40,7 +41,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     this.backend = backend;
     this.mps = mps;
     this.tokens = new TokenStore(options.stateDir());
-    this.recovery = new FaultRecovery(backend, this::runtimesOn);
+    this.recovery = new FaultRecovery(backend, this::runtimesOn, this::relocateToWorkers);
     this.workerRecovery = new WorkerRecovery(mps, this::workersOn);
   }
 
@@ -176,8 +177,61 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   /** A served claim's current metrics, from the agent or its worker. */
   public synchronized Optional<MetricsSnapshot> metrics(String namespace, String claim) {
     return Optional.ofNullable(served.get(namespace + "/" + claim))
-        .map(s -> s.sample(options.runMode().configName()))
+        .map(s -> s.sample(modeOf(s)))
         .map(ClaimSample::metrics);
+  }
+
+  /**
+   * After an in-agent fault this process cannot recover from: serves the GPU's claims from worker
+   * processes under its MPS server instead, on the same sockets.
+   */
+  private synchronized boolean relocateToWorkers(String gpuUuid, long seen) {
+    if (mps == null) {
+      return false;
+    }
+    List<InAgentClaim> moving = new ArrayList<>();
+    for (ServedClaim claim : served.values()) {
+      if (claim instanceof InAgentClaim inAgent && claim.binding().gpuUuid().equals(gpuUuid)) {
+        moving.add(inAgent);
+      }
+    }
+    try {
+      mps.restart(gpuUuid);
+      List<CompletableFuture<WorkerClaim>> starts = new ArrayList<>();
+      for (InAgentClaim claim : moving) {
+        claim.close();
+        BoundClaim binding = claim.binding();
+        starts.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return WorkerClaim.start(
+                        options,
+                        backend.backendName(),
+                        mps,
+                        binding,
+                        code -> workerRecovery.workerExited(binding, code));
+                  } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                  }
+                }));
+      }
+      for (CompletableFuture<WorkerClaim> start : starts) {
+        WorkerClaim worker = start.join();
+        worker.recovered(System.nanoTime() - seen);
+        served.put(worker.binding().key(), worker);
+      }
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "GPU {0}: {1} claim(s) moved to worker processes in {2} ms",
+          gpuUuid,
+          moving.size(),
+          (System.nanoTime() - seen) / 1e6);
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "GPU " + gpuUuid + ": moving claims failed", e);
+      return false;
+    }
   }
 
   private synchronized List<ClaimRuntime> runtimesOn(String gpuUuid) {
@@ -200,11 +254,15 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     return workers;
   }
 
+  private static String modeOf(ServedClaim claim) {
+    return (claim instanceof WorkerClaim ? RunMode.WORKER : RunMode.IN_AGENT).configName();
+  }
+
   /** Prometheus text of every served claim's metrics. */
   public synchronized String renderMetrics() {
     List<ClaimSample> samples = new ArrayList<>();
     for (ServedClaim claim : served.values()) {
-      ClaimSample sample = claim.sample(options.runMode().configName());
+      ClaimSample sample = claim.sample(modeOf(claim));
       if (sample != null) {
         samples.add(sample);
       }

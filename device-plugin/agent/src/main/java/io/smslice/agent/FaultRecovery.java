@@ -2,7 +2,6 @@ package io.smslice.agent;
 
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.gpu.GpuBackend;
-import io.smslice.gpu.GpuException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,7 +18,11 @@ import java.util.function.Function;
 final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(FaultRecovery.class.getName());
 
-  private static final int RESET_ATTEMPTS = 3;
+  /** Serves a GPU's claims somewhere else when this process cannot use the GPU any more. */
+  interface Relocation {
+    /** True when the GPU's claims serve again; {@code seen} is when the fault was reported. */
+    boolean relocate(String gpuUuid, long seen);
+  }
 
   private final GpuBackend backend;
   private final Function<String, List<ClaimRuntime>> claimsOnGpu;
@@ -29,9 +32,13 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
       Executors.newSingleThreadExecutor(
           Thread.ofPlatform().name("fault-recovery").daemon().factory());
 
-  FaultRecovery(GpuBackend backend, Function<String, List<ClaimRuntime>> claimsOnGpu) {
+  private final Relocation relocation;
+
+  FaultRecovery(
+      GpuBackend backend, Function<String, List<ClaimRuntime>> claimsOnGpu, Relocation relocation) {
     this.backend = backend;
     this.claimsOnGpu = claimsOnGpu;
+    this.relocation = relocation;
   }
 
   void onUnrecoverable(Consumer<String> listener) {
@@ -50,12 +57,12 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   }
 
   private void recover(String gpu, long seen) {
+    List<ClaimRuntime> claims = claimsOnGpu.apply(gpu);
     try {
-      List<ClaimRuntime> claims = claimsOnGpu.apply(gpu);
       for (ClaimRuntime claim : claims) {
         claim.loseDevice("GPU " + gpu + " was reset after a fault").get();
       }
-      resetWithRetries(gpu);
+      backend.resetDevice(gpu);
       for (ClaimRuntime claim : claims) {
         claim.rebuild().get();
         claim.metrics().recovered(System.nanoTime() - seen);
@@ -68,35 +75,20 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
           claims.size());
     } catch (Exception e) {
       LOG.log(
-          System.Logger.Level.ERROR,
-          "GPU "
-              + gpu
-              + " could not be recovered in this process; its claims stay down until the agent"
-              + " restarts",
-          e);
-      unrecoverable.accept(gpu);
+          System.Logger.Level.WARNING,
+          "GPU {0} cannot be used again by this process ({1}); moving its claims to worker"
+              + " processes",
+          gpu,
+          e.getMessage());
+      if (!relocation.relocate(gpu, seen)) {
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "GPU {0}: its claims stay down until the agent restarts",
+            gpu);
+        unrecoverable.accept(gpu);
+      }
     } finally {
       recovering.remove(gpu);
-    }
-  }
-
-  private void resetWithRetries(String gpu) throws GpuException, InterruptedException {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        backend.resetDevice(gpu);
-        return;
-      } catch (GpuException e) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "reset of GPU {0}, attempt {1}: {2}",
-            gpu,
-            attempt,
-            e.getMessage());
-        if (attempt == RESET_ATTEMPTS) {
-          throw e;
-        }
-        Thread.sleep(20L * attempt);
-      }
     }
   }
 

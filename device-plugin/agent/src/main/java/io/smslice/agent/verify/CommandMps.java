@@ -24,7 +24,8 @@ final class CommandMps implements MpsServers {
 
   @Override
   public void restart(String gpuUuid) throws IOException {
-    run("echo quit | nvidia-cuda-mps-control");
+    // "quit" fails when no daemon runs (in-agent mode starts one only after a fault).
+    run("echo quit | nvidia-cuda-mps-control || true");
     run("nvidia-cuda-mps-control -d");
   }
 
