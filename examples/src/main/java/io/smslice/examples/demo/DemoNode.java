@@ -209,10 +209,14 @@ final class DemoNode implements AutoCloseable {
   String gpuLabel() {
     List<String> parts = new ArrayList<>();
     for (DiscoveredGpu g : side.gpus()) {
-      parts.add(g.index() + ": " + g.product() + " " + g.mode() + " " + g.smCount() + " SMs");
+      parts.add(
+          "GPU " + g.index() + " " + g.product() + ", " + g.mode() + ", " + g.smCount() + " SMs");
     }
-    return (backend.simulated() ? "SIMULATED GPU (no GPU used; kernels run on the CPU) - " : "")
-        + String.join("; ", parts);
+    return (backend.simulated()
+            ? "SIMULATED GPUs: no GPU is used, kernels run on the CPU"
+            : "GPUs (CUDA driver, real green contexts)")
+        + System.lineSeparator()
+        + String.join(System.lineSeparator(), parts);
   }
 
   String describe() {
