@@ -26,6 +26,7 @@ verify() { # mode, extra args
     "$root/device-plugin/agent/verify/kernels.ptx" "$work/$mode" "$out/$mode.md" "$@" \
     > "$out/$mode.log" 2>&1
   echo "$mode: exit $?"
+  cp "$work"/hs_err* "$out/" 2>/dev/null
   grep -E '^\[verify\]|SEVERE|recovered|restarted|moved' "$out/$mode.log" | grep -v 'protocol .*: ok'
 }
 

@@ -46,6 +46,7 @@ public final class WorkerProcess implements AutoCloseable {
             .command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.add("--enable-native-access=ALL-UNNAMED");
+    command.add("-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/hs_err_worker_%p.log");
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(WorkerMain.class.getName());
@@ -60,8 +61,17 @@ public final class WorkerProcess implements AutoCloseable {
         .start(() -> worker.read(onUnexpectedExit));
     String ready = worker.next(60);
     if (!ready.startsWith("ready ")) {
+      // Keep what it said (a JVM crash report starts with '#' lines) for the log.
+      StringBuilder said = new StringBuilder(ready);
+      for (int i = 0; i < 40; i++) {
+        String line = worker.lines.poll();
+        if (line == null || line.equals(EOF)) {
+          break;
+        }
+        said.append('\n').append(line);
+      }
       worker.close();
-      throw new IOException("worker did not start: " + ready);
+      throw new IOException("worker did not start: " + said);
     }
     return worker;
   }
