@@ -104,8 +104,13 @@ class ValidationTest {
             "webhook.failurePolicy",
             "Retry"),
         bad(
+            "a webhook timeout shorter than the operator's wait for a bound claim",
+            "webhook.timeoutSeconds is 3, but the operator waits up to 5 s",
+            "webhook.timeoutSeconds",
+            "3"),
+        bad(
             "a webhook timeout over the API server's limit",
-            "webhook.timeoutSeconds must be between 1 and 30",
+            "webhook.timeoutSeconds must be at most 30",
             "webhook.timeoutSeconds",
             "45"),
         bad(
