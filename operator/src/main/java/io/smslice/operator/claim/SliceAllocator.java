@@ -110,10 +110,27 @@ public class SliceAllocator {
     lostSlices.remove(key);
   }
 
-  /** Re-reads the inventory; nodes whose heartbeat went stale are dropped here. */
+  /**
+   * Re-reads the inventory (nodes whose heartbeat went stale are dropped here) and frees slices of
+   * claims that vanished without their finalizer running (for example a finalizer removed by hand).
+   */
   public synchronized void checkLiveness() {
-    if (engine != null) {
-      refreshInventory();
+    if (engine == null) {
+      return;
+    }
+    refreshInventory();
+    java.util.Set<String> existing =
+        view.claims().map(ClaimRequests::key).collect(java.util.stream.Collectors.toSet());
+    boolean freed = false;
+    for (String key : engine.claims()) {
+      if (!existing.contains(key)) {
+        engine.release(key);
+        freed = true;
+      }
+    }
+    if (freed) {
+      version++;
+      retryWaiting(null);
     }
   }
 

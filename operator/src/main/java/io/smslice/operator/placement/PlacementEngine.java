@@ -108,6 +108,11 @@ public final class PlacementEngine {
     lost.remove(claim);
   }
 
+  /** Every claim that holds a slice. */
+  public Set<String> claims() {
+    return Set.copyOf(gpuOfClaim.keySet());
+  }
+
   public Optional<Placement> placementOf(String claim) {
     GpuState gpu = gpuOfClaim.get(claim);
     return gpu == null

@@ -1,0 +1,79 @@
+package io.smslice.operator.claim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.smslice.api.v1alpha1.Condition;
+import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.operator.placement.Mode;
+import io.smslice.operator.placement.Placement;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ClaimStatusesTest {
+  private static final Placement P16 =
+      new Placement("n1", "GPU-1", Mode.GREEN, List.of(0, 1), 16, null, null, 0, 0);
+  private static final Placement P32 =
+      new Placement("n1", "GPU-1", Mode.GREEN, List.of(0, 1, 2, 3), 32, null, null, 0, 0);
+
+  private static SliceClaim claim(long generation) {
+    SliceClaim c = new SliceClaim();
+    c.setMetadata(
+        new ObjectMetaBuilder()
+            .withName("c")
+            .withNamespace("ns")
+            .withGeneration(generation)
+            .build());
+    return c;
+  }
+
+  private static Condition placed(SliceClaim c) {
+    return c.getStatus().getConditions().stream()
+        .filter(x -> x.getType().equals("Placed"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void keepsTransitionTimeWhileTheConditionHolds() {
+    SliceClaim c = claim(1);
+    Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
+    c.setStatus(
+        ClaimStatuses.next(c, Outcome.unplaced(Phase.Pending, "InsufficientCapacity", "wait"), t0));
+    assertThat(placed(c).getStatus()).isEqualTo("False");
+
+    Instant t1 = t0.plusSeconds(10);
+    c.setStatus(ClaimStatuses.next(c, Outcome.bound(P16, "Placed", "here"), t1));
+    assertThat(placed(c).getLastTransitionTime()).isEqualTo(t1.toString());
+
+    SliceClaim later = claim(2);
+    later.setStatus(c.getStatus());
+    var again = ClaimStatuses.next(later, Outcome.bound(P16, "Placed", "here"), t1.plusSeconds(60));
+    assertThat(again.getConditions()).hasSize(1);
+    assertThat(again.getConditions().getFirst().getLastTransitionTime()).isEqualTo(t1.toString());
+    assertThat(again.getConditions().getFirst().getObservedGeneration()).isEqualTo(2L);
+    assertThat(again.getObservedGeneration()).isEqualTo(2L);
+    assertThat(
+            ClaimStatuses.same(
+                again,
+                ClaimStatuses.next(
+                    later, Outcome.bound(P16, "Placed", "here"), t1.plusSeconds(99))))
+        .isTrue();
+  }
+
+  @Test
+  void resizeShowsResizingThenBoundWithResizedCondition() {
+    SliceClaim c = claim(3);
+    Outcome resized = new Outcome(Phase.Bound, P32, "Resized", "32", P16, null);
+    var during = ClaimStatuses.resizing(c, resized, Instant.EPOCH);
+    assertThat(during.getPhase()).isEqualTo(Phase.Resizing);
+    assertThat(during.getBinding().getSms()).isEqualTo(16);
+    var after = ClaimStatuses.next(c, resized, Instant.EPOCH);
+    assertThat(after.getPhase()).isEqualTo(Phase.Bound);
+    assertThat(after.getBinding().getSms()).isEqualTo(32);
+    assertThat(after.getConditions())
+        .anyMatch(x -> x.getType().equals("Resized") && x.getStatus().equals("True"));
+  }
+}
