@@ -58,9 +58,16 @@ public final class Main {
     var reporter =
         Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().factory());
     reporter.scheduleAtFixedRate(() -> report(args[0], stats, state[0]), 5, 5, TimeUnit.SECONDS);
-    workload
-        .get()
-        .run(new WorkloadContext(rest, System.getenv(), stats, stopping::get, s -> state[0] = s));
+    try {
+      workload
+          .get()
+          .run(new WorkloadContext(rest, System.getenv(), stats, stopping::get, s -> state[0] = s));
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      // Bad arguments or a pod set up without a claim: say what to fix, without a stack trace.
+      // halt: System.exit would wait for the shutdown hook, which waits for this thread.
+      System.err.println(args[0] + ": " + e.getMessage());
+      Runtime.getRuntime().halt(1);
+    }
     report(args[0], stats, state[0]);
     reporter.shutdownNow();
   }
