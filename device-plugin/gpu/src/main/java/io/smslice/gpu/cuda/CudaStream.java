@@ -38,8 +38,9 @@ import jcuda.driver.CUstreamCaptureMode;
 
 /** A stream of a green context; every call must come from the thread the context is current on. */
 final class CudaStream implements GpuStream {
-  private static final long SPIN_NANOS = 2_000_000;
-  private static final long BACKOFF_NANOS = 50_000;
+  private static final long SPIN_NANOS = 1_000_000;
+  private static final long MIN_BACKOFF_NANOS = 20_000;
+  private static final long MAX_BACKOFF_NANOS = 500_000;
 
   private final CUstream stream;
 
@@ -128,17 +129,20 @@ final class CudaStream implements GpuStream {
 
   /**
    * Polls instead of blocking in the driver: short waits spin (lowest latency), long ones back off
-   * so that a claim running long kernels does not keep a CPU core busy for nothing.
+   * exponentially, so that a claim running long kernels neither keeps a CPU core busy nor keeps
+   * taking the driver's locks that other claims' launches need.
    */
   @Override
   public void synchronize() throws GpuException {
     long start = System.nanoTime();
+    long backoff = MIN_BACKOFF_NANOS;
     int result;
     while ((result = cuStreamQuery(stream)) == CUresult.CUDA_ERROR_NOT_READY) {
       if (System.nanoTime() - start < SPIN_NANOS) {
         Thread.onSpinWait();
       } else {
-        LockSupport.parkNanos(BACKOFF_NANOS);
+        LockSupport.parkNanos(backoff);
+        backoff = Math.min(2 * backoff, MAX_BACKOFF_NANOS);
       }
     }
     CudaErrors.check(result, "cuStreamSynchronize");
