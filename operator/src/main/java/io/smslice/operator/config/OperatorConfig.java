@@ -21,6 +21,10 @@ public interface OperatorConfig {
   @WithDefault("5s")
   Duration webhookClaimWait();
 
+  /** Answer the webhook only over HTTPS (the plain port serves metrics and health only). */
+  @WithDefault("true")
+  boolean webhookRequireTls();
+
   /** How often per-GPU metrics are recomputed when something changed. */
   @WithDefault("5s")
   Duration metricsRefreshInterval();

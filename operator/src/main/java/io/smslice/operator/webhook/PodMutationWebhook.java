@@ -9,11 +9,14 @@ import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.operator.config.OperatorConfig;
 import io.smslice.operator.pods.SlicePods;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.NotFoundException;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -38,7 +41,10 @@ public class PodMutationWebhook {
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
-  public String mutate(String body) throws InterruptedException {
+  public String mutate(String body, @Context HttpServerRequest http) throws InterruptedException {
+    if (config.webhookRequireTls() && !http.isSSL()) {
+      throw new NotFoundException("the webhook is served over HTTPS only");
+    }
     var serialization = client.getKubernetesSerialization();
     AdmissionReview review = serialization.unmarshal(body, AdmissionReview.class);
     if (review.getRequest() == null) {

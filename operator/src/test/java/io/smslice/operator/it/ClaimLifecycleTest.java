@@ -87,15 +87,7 @@ class ClaimLifecycleTest {
     sliceNode(client, "rs-1", Instant.now(), h200("GPU-rs-1", 0, "P-rs"));
     client.resource(claim("grow", 16, "P-rs")).create();
     awaitPhase(client, "grow", Phase.Bound);
-    client
-        .resources(SliceClaim.class)
-        .inNamespace(NS)
-        .withName("grow")
-        .edit(
-            c -> {
-              c.getSpec().setSms(40);
-              return c;
-            });
+    Cluster.editSpec(client, "grow", spec -> spec.setSms(40));
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> get(client, "grow").getStatus().getBinding().getSms() == 40);
@@ -103,15 +95,7 @@ class ClaimLifecycleTest {
     assertThat(grown.getStatus().getBinding().getSmGroups()).contains(0, 1);
     assertThat(grown.getStatus().getPhase()).isEqualTo(Phase.Bound);
     assertThat(condition(grown, "Resized").getStatus()).isEqualTo("True");
-    client
-        .resources(SliceClaim.class)
-        .inNamespace(NS)
-        .withName("grow")
-        .edit(
-            c -> {
-              c.getSpec().setSms(200);
-              return c;
-            });
+    Cluster.editSpec(client, "grow", spec -> spec.setSms(200));
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> "False".equals(condition(get(client, "grow"), "Resized").getStatus()));
@@ -219,5 +203,34 @@ class ClaimLifecycleTest {
                       "smslice_gpu_sms_free\\{gpu=\"GPU-met-1\",mode=\"GREEN\",node=\"met-1\"} 108\\.0");
               assertThat(text).contains("smslice_fragmentation_ratio");
             });
+  }
+
+  @Test
+  void memoryClaimTakesAMigInstanceAndSharedAnMpsShare() {
+    var mig = h200("GPU-mig-1", 0, "P-mig");
+    mig.setMode(io.smslice.api.v1alpha1.node.GpuMode.MIG);
+    mig.setSmGroups(new java.util.ArrayList<>());
+    mig.setMigInstances(
+        java.util.List.of(
+            new io.smslice.api.v1alpha1.node.MigInstance(
+                "3g.71gb", "MIG-a", 60, new io.fabric8.kubernetes.api.model.Quantity("71Gi")),
+            new io.smslice.api.v1alpha1.node.MigInstance(
+                "1g.18gb", "MIG-b", 16, new io.fabric8.kubernetes.api.model.Quantity("18Gi"))));
+    sliceNode(client, "mig-1", Instant.now(), mig, Cluster.mps("GPU-mps-1", 1, "P-mig"));
+    SliceClaim memory = claim("tenant", null, "P-mig");
+    memory.getSpec().setIsolation(io.smslice.api.v1alpha1.claim.Isolation.Memory);
+    memory.getSpec().setMemory(new io.fabric8.kubernetes.api.model.Quantity("10Gi"));
+    client.resource(memory).create();
+    var b = awaitPhase(client, "tenant", Phase.Bound).getStatus().getBinding();
+    assertThat(b.getMigDeviceUuid()).isEqualTo("MIG-b");
+    assertThat(b.getMigProfile()).isEqualTo("1g.18gb");
+    assertThat(b.getSms()).isEqualTo(16);
+
+    SliceClaim shared = claim("unmodified", 33, "P-mig");
+    shared.getSpec().setIsolation(io.smslice.api.v1alpha1.claim.Isolation.Shared);
+    client.resource(shared).create();
+    var s = awaitPhase(client, "unmodified", Phase.Bound).getStatus().getBinding();
+    assertThat(s.getGpuUuid()).isEqualTo("GPU-mps-1");
+    assertThat(s.getMode()).isEqualTo(io.smslice.api.v1alpha1.node.GpuMode.MPS);
   }
 }

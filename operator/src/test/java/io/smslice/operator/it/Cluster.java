@@ -109,6 +109,27 @@ public final class Cluster {
     return c;
   }
 
+  /** Edits a claim's spec, retrying when the operator wrote the claim in between (409). */
+  public static void editSpec(
+      KubernetesClient client, String name, java.util.function.Consumer<SliceClaimSpec> change) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              client
+                  .resources(SliceClaim.class)
+                  .inNamespace(NS)
+                  .withName(name)
+                  .edit(
+                      c -> {
+                        change.accept(c.getSpec());
+                        return c;
+                      });
+              return true;
+            });
+  }
+
   public static SliceClaim get(KubernetesClient client, String name) {
     return client.resources(SliceClaim.class).inNamespace(NS).withName(name).get();
   }

@@ -64,6 +64,11 @@ public final class PlainOperator implements AutoCloseable {
       }
 
       @Override
+      public boolean webhookRequireTls() {
+        return false;
+      }
+
+      @Override
       public Duration metricsRefreshInterval() {
         return Duration.ofSeconds(5);
       }
