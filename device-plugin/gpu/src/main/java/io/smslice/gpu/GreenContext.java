@@ -1,7 +1,6 @@
 package io.smslice.gpu;
 
 import java.lang.foreign.MemorySegment;
-import java.util.List;
 
 /**
  * A green context: kernels launched on its streams run only on its SMs. Device memory allocated
@@ -10,8 +9,6 @@ import java.util.List;
  */
 public interface GreenContext extends AutoCloseable {
   String gpuUuid();
-
-  List<Integer> groupIds();
 
   /** SMs this context may use. */
   int smCount();

@@ -102,9 +102,12 @@ final class Session {
     memory.counters.putLong(SharedLayout.COMPLETED, through);
   }
 
-  /** Runs every queued record, so that a control request sees the effects of earlier launches. */
+  /**
+   * Runs every record queued so far (not ones published meanwhile: a tenant cannot keep the
+   * executor here), so that a control request sees the effects of earlier launches.
+   */
   void drain() {
-    while (hasPending() && runtime.serving()) {
+    if (hasPending() && runtime.serving()) {
       pollRing(Integer.MAX_VALUE);
     }
   }

@@ -120,10 +120,6 @@ public final class WorkerProcess implements AutoCloseable {
     return next(30);
   }
 
-  public boolean alive() {
-    return process.isAlive();
-  }
-
   /** Asks the worker to stop, and kills it if it does not. */
   @Override
   public void close() {

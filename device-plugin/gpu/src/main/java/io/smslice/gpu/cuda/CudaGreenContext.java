@@ -90,11 +90,6 @@ final class CudaGreenContext implements GreenContext {
   }
 
   @Override
-  public List<Integer> groupIds() {
-    return groupIds;
-  }
-
-  @Override
   public int smCount() {
     return sms;
   }

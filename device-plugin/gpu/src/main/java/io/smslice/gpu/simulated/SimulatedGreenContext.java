@@ -20,14 +20,12 @@ final class SimulatedGreenContext implements GreenContext {
   private static final Pattern PTX_ENTRY = Pattern.compile("\\.entry\\s+([A-Za-z_$][\\w$]*)");
 
   private final SimulatedGpu gpu;
-  private final List<Integer> groupIds;
   private final int sms;
   private final int[] smIds;
   private final int generation;
 
   SimulatedGreenContext(SimulatedGpu gpu, List<Integer> groupIds, int sms) {
     this.gpu = gpu;
-    this.groupIds = List.copyOf(groupIds);
     this.sms = sms;
     this.smIds = smIdsOf(gpu, groupIds);
     this.generation = gpu.generation();
@@ -75,11 +73,6 @@ final class SimulatedGreenContext implements GreenContext {
   @Override
   public String gpuUuid() {
     return gpu.device.uuid();
-  }
-
-  @Override
-  public List<Integer> groupIds() {
-    return groupIds;
   }
 
   @Override
