@@ -343,6 +343,19 @@ public final class Demo {
     out.println("summary (GPU backend: " + report.backend() + ")");
     report.claimSteps().forEach((claim, steps) -> out.println("  claim " + claim + ": " + steps));
     report.allocations().forEach((pod, a) -> out.println("  allocated " + pod + ": " + a));
+    report
+        .workloads()
+        .forEach(
+            (pod, s) ->
+                out.printf(
+                    Locale.ROOT,
+                    "  workload %s: %d launches, p50 %.0f us, p99 %.0f us, %d deadline misses; %s%n",
+                    pod,
+                    s.launches(),
+                    s.p50() / 1e3,
+                    s.p99() / 1e3,
+                    s.deadlineMisses(),
+                    report.workloadStates().get(pod)));
     if (report.ok()) {
       out.println(
           "all checks passed: claims bound, pods allocated, workloads launched, resize done");

@@ -83,7 +83,7 @@ final class InProcessRuntime implements ContainerRuntime {
               try {
                 workload.get().run(context);
                 ok.set(true);
-                entry.state = "exited 0";
+                entry.state = entry.state + "; exited 0";
               } catch (Exception | Error e) {
                 entry.state = "failed: " + e;
                 log.accept("runtime: " + pod + " failed: " + e);
