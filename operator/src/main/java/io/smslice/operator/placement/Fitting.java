@@ -61,7 +61,7 @@ final class Fitting {
   }
 
   /** Best-fit order of MIG and MPS candidates: smallest instance; fullest GPU after placing. */
-  static long[] score(GpuState g, Placement p, Set<String> alsoFree) {
+  static long[] score(GpuState g, Placement p) {
     return switch (p.mode()) {
       case MIG -> new long[] {p.memoryBytes(), p.sms()};
       case MPS -> new long[] {100 - g.usedPercent() - p.mpsPercent()};

@@ -285,7 +285,7 @@ public final class PlacementEngine {
     for (GpuState g : candidates(r, mode, true)) {
       Placement p = fitting.fit(g, r, Set.of(), Set.of());
       if (p != null) {
-        long[] score = Fitting.score(g, p, Set.of());
+        long[] score = Fitting.score(g, p);
         if (bestScore == null || java.util.Arrays.compare(score, bestScore) < 0) {
           best = p;
           bestScore = score;

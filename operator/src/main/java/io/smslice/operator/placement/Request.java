@@ -21,9 +21,4 @@ public record Request(
       throw new IllegalArgumentException("negative sms or memory in " + claim);
     }
   }
-
-  /** The same request with another size (a resize). */
-  public Request resized(int newSms, long newMemoryBytes) {
-    return new Request(claim, newSms, newMemoryBytes, isolation, priority, product, nodeLabels);
-  }
 }
