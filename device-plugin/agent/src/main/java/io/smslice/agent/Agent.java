@@ -34,6 +34,10 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private final FaultRecovery recovery;
   private final WorkerRecovery workerRecovery;
   private final Map<String, ServedClaim> served = new LinkedHashMap<>();
+
+  /** GPUs this process can no longer use after a fault; their claims run in workers. */
+  private final java.util.Set<String> workersOnly = new java.util.HashSet<>();
+
   private ClaimWatcher watcher;
 
   private Agent(AgentOptions options, GpuBackend backend, MpsServers mps) {
@@ -93,7 +97,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
       release(claim.namespace(), claim.name());
     }
     ServedClaim started =
-        options.runMode() == RunMode.WORKER
+        options.runMode() == RunMode.WORKER || workersOnly.contains(claim.gpuUuid())
             ? WorkerClaim.start(
                 options,
                 backend.backendName(),
@@ -195,6 +199,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
         moving.add(inAgent);
       }
     }
+    workersOnly.add(gpuUuid);
     try {
       mps.restart(gpuUuid);
       List<CompletableFuture<WorkerClaim>> starts = new ArrayList<>();
