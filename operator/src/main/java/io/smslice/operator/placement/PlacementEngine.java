@@ -215,14 +215,7 @@ public final class PlacementEngine {
             case OFF -> 0;
           };
       out.add(
-          new GpuUsage(
-              g.gpu.node(),
-              g.gpu.uuid(),
-              g.gpu.mode(),
-              g.gpu.healthy(),
-              capacity,
-              free,
-              g.allocations().size()));
+          new GpuUsage(g.gpu.node(), g.gpu.uuid(), g.gpu.mode(), g.gpu.healthy(), capacity, free));
     }
     return out;
   }
