@@ -77,13 +77,17 @@ final class DemoNode implements AutoCloseable {
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
     Nvml nvml = simulated ? simulatedNvml(backend.devices(), work) : NativeNvml.open();
     NodeMetrics metrics = new NodeMetrics();
-    // In-agent mode uses no MPS daemon; the agent still takes the manager, as on a real node.
+    // One MPS daemon manager for the agent and the node side, as NodeMain does; in-agent mode
+    // (the demo's config) starts no daemon.
     MpsDaemonManager mps =
         new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
     Agent agent =
         Agent.start(
             AgentOptions.of(
-                nodeName, config.paths().run(), config.paths().state(), RunMode.IN_AGENT),
+                nodeName,
+                config.paths().run(),
+                config.paths().state(),
+                RunMode.fromConfig(config.runMode().configName())),
             client,
             backend,
             mps);
@@ -96,6 +100,7 @@ final class DemoNode implements AutoCloseable {
             backend,
             nvml,
             agent,
+            mps,
             metrics,
             NodeSide.Timings.PRODUCTION);
     return new DemoNode(nodeName, backend, nvml, agent, mps, side);
