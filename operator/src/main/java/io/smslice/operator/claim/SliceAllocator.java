@@ -110,6 +110,13 @@ public class SliceAllocator {
     lostSlices.remove(key);
   }
 
+  /** Re-reads the inventory after a SliceNode or Node changed. */
+  public synchronized void inventoryChanged() {
+    if (engine != null) {
+      refreshInventory();
+    }
+  }
+
   /**
    * Re-reads the inventory (nodes whose heartbeat went stale are dropped here) and frees slices of
    * claims that vanished without their finalizer running (for example a finalizer removed by hand).

@@ -82,7 +82,7 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
   }
 
   private Set<io.javaoperatorsdk.operator.processing.event.ResourceID> inventoryChanged() {
-    allocator.checkLiveness();
+    allocator.inventoryChanged();
     return Set.of();
   }
 
