@@ -27,6 +27,7 @@ final class ClaimChecks {
   static final long VICTIM_CYCLES = 250_000;
   static final long AGGRESSOR_CYCLES = 20_000_000;
   static final int SAMPLES = 3000;
+  static final int WARMUP = 3000;
 
   private final Agent agent;
   private final GpuBackend backend;
@@ -129,7 +130,8 @@ final class ClaimChecks {
   }
 
   private Samples victimLatency(SmsliceClient victim, Stream stream, Kernel spin) {
-    for (int i = 0; i < 200; i++) {
+    // Warm up: a freshly started worker JVM is still compiling its hot path.
+    for (int i = 0; i < WARMUP; i++) {
       victim.launch(spin, stream, 16, 256, Arg.i64(VICTIM_CYCLES));
       victim.synchronize(stream);
     }
