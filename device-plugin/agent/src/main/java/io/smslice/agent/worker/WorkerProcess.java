@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +27,11 @@ public final class WorkerProcess implements AutoCloseable {
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
   private volatile boolean stopping;
 
-  private WorkerProcess(Process process) {
+  private final Path tmp;
+
+  private WorkerProcess(Process process, Path tmp) {
     this.process = process;
+    this.tmp = tmp;
     this.in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
   }
 
@@ -47,6 +51,11 @@ public final class WorkerProcess implements AutoCloseable {
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.add("--enable-native-access=ALL-UNNAMED");
     command.add("-XX:ErrorFile=" + System.getProperty("java.io.tmpdir") + "/hs_err_worker_%p.log");
+    // JCuda unpacks its native library into java.io.tmpdir; workers started together must not
+    // write the same file while another loads it (seen on the H200 machine: SIGBUS in dlopen).
+    Path tmp =
+        Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "smslice-worker-");
+    command.add("-Djava.io.tmpdir=" + tmp);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(WorkerMain.class.getName());
@@ -54,7 +63,7 @@ public final class WorkerProcess implements AutoCloseable {
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().putAll(environment);
-    WorkerProcess worker = new WorkerProcess(builder.start());
+    WorkerProcess worker = new WorkerProcess(builder.start(), tmp);
     Thread.ofPlatform()
         .daemon()
         .name("worker-" + args.get(1) + "-" + args.get(2))
@@ -90,11 +99,20 @@ public final class WorkerProcess implements AutoCloseable {
     lines.add(EOF);
     try {
       int code = process.waitFor();
+      deleteTree(tmp);
       if (!stopping) {
         onUnexpectedExit.accept(code);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void deleteTree(Path directory) {
+    try (var paths = Files.walk(directory)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Left for the system's temp cleaner.
     }
   }
 
