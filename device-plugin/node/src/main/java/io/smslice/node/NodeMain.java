@@ -123,11 +123,7 @@ public final class NodeMain {
             config.paths().run(),
             config.paths().state(),
             RunMode.fromConfig(config.runMode().configName()));
-    try {
-      return Agent.start(options, client, backend, mps);
-    } catch (UnsupportedOperationException e) {
-      throw new ConfigException(config.source() + ": " + e.getMessage());
-    }
+    return Agent.start(options, client, backend, mps);
   }
 
   private static Optional<String> configLabel(KubernetesClient client, String nodeName) {
