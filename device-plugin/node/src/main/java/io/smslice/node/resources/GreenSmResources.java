@@ -10,27 +10,21 @@ import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
 import io.smslice.node.kubelet.v1beta1.Device;
 import io.smslice.node.kubelet.v1beta1.Mount;
 import io.smslice.node.plugin.AllocationException;
-import io.smslice.node.plugin.ResourceManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * Green-mode SMs: one kubelet device per SM of each green GPU, so the kubelet counts SMs. The
  * container gets no GPU at all; it gets its claim's agent socket directory and a token, and its
  * kernels run in the claim's green context inside the agent.
  */
-public final class GreenSmResources implements ResourceManager {
+public final class GreenSmResources extends ClaimResources {
   /** Where the claim's socket directory appears inside the container. */
   public static final String CONTAINER_CLAIM_DIR = "/run/smslice/claim";
 
-  private final String resourceName;
-  private final ServedGpus gpus;
-  private final AllocationResolver resolver;
   private final ClaimAccess agent;
   private final Duration endpointWait;
 
@@ -43,16 +37,9 @@ public final class GreenSmResources implements ResourceManager {
       AllocationResolver resolver,
       ClaimAccess agent,
       Duration endpointWait) {
-    this.resourceName = resourceName;
-    this.gpus = gpus;
-    this.resolver = resolver;
+    super(resourceName, GpuMode.Green, gpus, resolver);
     this.agent = agent;
     this.endpointWait = endpointWait;
-  }
-
-  @Override
-  public String resourceName() {
-    return resourceName;
   }
 
   @Override
@@ -72,36 +59,7 @@ public final class GreenSmResources implements ResourceManager {
   }
 
   @Override
-  public void addListener(Runnable listener) {
-    gpus.onHealthChange(listener);
-  }
-
-  @Override
-  public List<String> preferred(List<String> available, List<String> mustInclude, int size) {
-    String likely =
-        resolver
-            .next(resourceName, GpuMode.Green, size)
-            .map(r -> r.binding().getGpuUuid())
-            .orElse(null);
-    return GpuPacking.choose(available, mustInclude, size, likely);
-  }
-
-  @Override
-  public ContainerAllocateResponse allocate(List<String> deviceIds) throws AllocationException {
-    Set<String> known = devices().stream().map(Device::getID).collect(Collectors.toSet());
-    for (String id : deviceIds) {
-      if (!known.contains(id)) {
-        throw new AllocationException(
-            "smslice: " + id + " is not a " + resourceName + " device of this node");
-      }
-    }
-    Set<String> onGpus = deviceIds.stream().map(DeviceIds::gpuOf).collect(Collectors.toSet());
-    return resolver.allocate(
-        new AllocationResolver.Request(resourceName, GpuMode.Green, deviceIds, onGpus),
-        this::answer);
-  }
-
-  private ContainerAllocateResponse answer(Resolution r) throws AllocationException {
+  protected ContainerAllocateResponse answer(Resolution r) throws AllocationException {
     ClaimEndpoint endpoint = awaitEndpoint(r);
     String token = agent.issueToken(r.namespace(), r.claimName(), r.podUid(), r.container());
     String socketInContainer = CONTAINER_CLAIM_DIR + "/" + endpoint.socket().getFileName();
@@ -126,11 +84,8 @@ public final class GreenSmResources implements ResourceManager {
       }
       if (!Instant.now().isBefore(deadline)) {
         throw new AllocationException(
-            "smslice: the node agent does not serve claim "
-                + r.namespace()
-                + "/"
-                + r.claimName()
-                + " yet (its green context was not created within "
+            claimRef(r)
+                + "is not served by the node agent yet (its green context was not created within "
                 + endpointWait.toSeconds()
                 + " s); see the smslice node pod's log on this node");
       }

@@ -8,21 +8,16 @@ import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
 import io.smslice.node.kubelet.v1beta1.Device;
 import io.smslice.node.nvml.NvmlMigDevice;
 import io.smslice.node.plugin.AllocationException;
-import io.smslice.node.plugin.ResourceManager;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * MIG instances: one kubelet device per MIG device the administrator created, named by its UUID.
  * The container gets that MIG device: NVIDIA_VISIBLE_DEVICES for the NVIDIA runtime, and the device
  * nodes (GPU, control, UVM and the instance's capability nodes) for runtimes without it.
  */
-public final class MigResources implements ResourceManager {
-  private final String resourceName;
-  private final ServedGpus gpus;
-  private final AllocationResolver resolver;
+public final class MigResources extends ClaimResources {
   private final DeviceNodes nodes;
 
   public MigResources(
@@ -31,15 +26,8 @@ public final class MigResources implements ResourceManager {
       AllocationResolver resolver,
       java.nio.file.Path dev,
       java.nio.file.Path proc) {
-    this.resourceName = resourceName;
-    this.gpus = gpus;
-    this.resolver = resolver;
+    super(resourceName, GpuMode.MIG, gpus, resolver);
     this.nodes = new DeviceNodes(dev, proc);
-  }
-
-  @Override
-  public String resourceName() {
-    return resourceName;
   }
 
   @Override
@@ -59,15 +47,9 @@ public final class MigResources implements ResourceManager {
   }
 
   @Override
-  public void addListener(Runnable listener) {
-    gpus.onHealthChange(listener);
-  }
-
-  @Override
   public List<String> preferred(List<String> available, List<String> mustInclude, int size) {
     List<String> chosen = new ArrayList<>(mustInclude);
-    resolver
-        .next(resourceName, GpuMode.MIG, size)
+    likelyNext(size)
         .map(r -> r.binding().getMigDeviceUuid())
         .filter(available::contains)
         .filter(id -> !chosen.contains(id))
@@ -77,43 +59,25 @@ public final class MigResources implements ResourceManager {
   }
 
   @Override
-  public ContainerAllocateResponse allocate(List<String> deviceIds) throws AllocationException {
-    Set<String> parents = new java.util.HashSet<>();
-    for (String id : deviceIds) {
-      parents.add(
-          find(id)
-              .map(Located::gpu)
-              .map(DiscoveredGpu::uuid)
-              .orElseThrow(
-                  () ->
-                      new AllocationException(
-                          "smslice: " + id + " is not a MIG device of this node")));
-    }
-    return resolver.allocate(
-        new AllocationResolver.Request(resourceName, GpuMode.MIG, deviceIds, parents),
-        this::answer);
+  protected Optional<String> gpuOf(String deviceId) {
+    return find(deviceId).map(l -> l.gpu().uuid());
   }
 
-  private ContainerAllocateResponse answer(Resolution r) throws AllocationException {
+  @Override
+  protected ContainerAllocateResponse answer(Resolution r) throws AllocationException {
     String mig = r.binding().getMigDeviceUuid();
     if (mig == null) {
       throw new AllocationException(
-          "smslice: claim "
-              + r.namespace()
-              + "/"
-              + r.claimName()
-              + " has no MIG device in status.binding; the operator has not finished placing it");
+          claimRef(r)
+              + "has no MIG device in status.binding; the operator has not finished placing it");
     }
     Located at =
         find(mig)
             .orElseThrow(
                 () ->
                     new AllocationException(
-                        "smslice: claim "
-                            + r.namespace()
-                            + "/"
-                            + r.claimName()
-                            + " is bound to MIG device "
+                        claimRef(r)
+                            + "is bound to MIG device "
                             + mig
                             + ", which this node does not have"));
     return ContainerAllocateResponse.newBuilder()

@@ -11,28 +11,22 @@ import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
 import io.smslice.node.kubelet.v1beta1.Device;
 import io.smslice.node.kubelet.v1beta1.Mount;
 import io.smslice.node.plugin.AllocationException;
-import io.smslice.node.plugin.ResourceManager;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * MPS shares: one kubelet device per percent of each MPS GPU (100 per GPU). The container runs
  * unmodified CUDA code as a client of the GPU's MPS server, limited to the claim's share of SMs
  * (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE) and memory (CUDA_MPS_PINNED_DEVICE_MEM_LIMIT).
  */
-public final class MpsResources implements ResourceManager {
+public final class MpsResources extends ClaimResources {
   public static final int SHARES_PER_GPU = 100;
 
   /** Where the GPU's MPS pipe directory appears inside the container. */
   public static final String CONTAINER_PIPE_DIR = "/run/smslice/mps/pipe";
 
-  private final String resourceName;
-  private final ServedGpus gpus;
-  private final AllocationResolver resolver;
   private final MpsServers servers;
   private final DeviceNodes nodes;
 
@@ -43,16 +37,9 @@ public final class MpsResources implements ResourceManager {
       MpsServers servers,
       Path dev,
       Path proc) {
-    this.resourceName = resourceName;
-    this.gpus = gpus;
-    this.resolver = resolver;
+    super(resourceName, GpuMode.MPS, gpus, resolver);
     this.servers = servers;
     this.nodes = new DeviceNodes(dev, proc);
-  }
-
-  @Override
-  public String resourceName() {
-    return resourceName;
   }
 
   @Override
@@ -72,35 +59,7 @@ public final class MpsResources implements ResourceManager {
   }
 
   @Override
-  public void addListener(Runnable listener) {
-    gpus.onHealthChange(listener);
-  }
-
-  @Override
-  public List<String> preferred(List<String> available, List<String> mustInclude, int size) {
-    String likely =
-        resolver
-            .next(resourceName, GpuMode.MPS, size)
-            .map(r -> r.binding().getGpuUuid())
-            .orElse(null);
-    return GpuPacking.choose(available, mustInclude, size, likely);
-  }
-
-  @Override
-  public ContainerAllocateResponse allocate(List<String> deviceIds) throws AllocationException {
-    Set<String> known = devices().stream().map(Device::getID).collect(Collectors.toSet());
-    for (String id : deviceIds) {
-      if (!known.contains(id)) {
-        throw new AllocationException(
-            "smslice: " + id + " is not a " + resourceName + " device of this node");
-      }
-    }
-    Set<String> onGpus = deviceIds.stream().map(DeviceIds::gpuOf).collect(Collectors.toSet());
-    return resolver.allocate(
-        new AllocationResolver.Request(resourceName, GpuMode.MPS, deviceIds, onGpus), this::answer);
-  }
-
-  private ContainerAllocateResponse answer(Resolution r) throws AllocationException {
+  protected ContainerAllocateResponse answer(Resolution r) throws AllocationException {
     String uuid = r.binding().getGpuUuid();
     DiscoveredGpu gpu =
         gpus.byUuid(uuid)
@@ -108,11 +67,8 @@ public final class MpsResources implements ResourceManager {
             .orElseThrow(
                 () ->
                     new AllocationException(
-                        "smslice: claim "
-                            + r.namespace()
-                            + "/"
-                            + r.claimName()
-                            + " is bound to GPU "
+                        claimRef(r)
+                            + "is bound to GPU "
                             + uuid
                             + ", which is not an MPS GPU of this node"));
     ContainerAllocateResponse.Builder out =

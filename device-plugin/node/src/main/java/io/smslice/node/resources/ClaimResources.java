@@ -1,0 +1,87 @@
+package io.smslice.node.resources;
+
+import io.smslice.api.v1alpha1.node.GpuMode;
+import io.smslice.node.allocation.AllocationResolver;
+import io.smslice.node.allocation.Resolution;
+import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
+import io.smslice.node.kubelet.v1beta1.Device;
+import io.smslice.node.plugin.AllocationException;
+import io.smslice.node.plugin.ResourceManager;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What the resources of the three GPU modes share: the GPUs of one mode, and an Allocate that
+ * checks the device ids, finds the pod and claim they serve, and lets the mode answer for it.
+ */
+abstract class ClaimResources implements ResourceManager {
+  protected final String resourceName;
+  protected final ServedGpus gpus;
+  private final AllocationResolver resolver;
+  private final GpuMode mode;
+
+  ClaimResources(String resourceName, GpuMode mode, ServedGpus gpus, AllocationResolver resolver) {
+    this.resourceName = resourceName;
+    this.mode = mode;
+    this.gpus = gpus;
+    this.resolver = resolver;
+  }
+
+  /** The container's answer for the claim this Allocate was resolved to. */
+  protected abstract ContainerAllocateResponse answer(Resolution r) throws AllocationException;
+
+  @Override
+  public final String resourceName() {
+    return resourceName;
+  }
+
+  @Override
+  public final void addListener(Runnable listener) {
+    gpus.onHealthChange(listener);
+  }
+
+  /** Devices on the GPU the claim served next is bound to, so the kubelet's pick fits it. */
+  @Override
+  public List<String> preferred(List<String> available, List<String> mustInclude, int size) {
+    String likely = likelyNext(size).map(r -> r.binding().getGpuUuid()).orElse(null);
+    return GpuPacking.choose(available, mustInclude, size, likely);
+  }
+
+  @Override
+  public final ContainerAllocateResponse allocate(List<String> deviceIds)
+      throws AllocationException {
+    Set<String> onGpus = new HashSet<>();
+    for (String id : deviceIds) {
+      onGpus.add(
+          gpuOf(id)
+              .orElseThrow(
+                  () ->
+                      new AllocationException(
+                          "smslice: "
+                              + id
+                              + " is not a "
+                              + resourceName
+                              + " device of this node")));
+    }
+    return resolver.allocate(
+        new AllocationResolver.Request(resourceName, mode, deviceIds, onGpus), this::answer);
+  }
+
+  /** The claim the kubelet most likely allocates for next. */
+  protected final Optional<Resolution> likelyNext(int size) {
+    return resolver.next(resourceName, mode, size);
+  }
+
+  /** The UUID of the GPU a device of this resource is on; empty for a device it does not list. */
+  protected Optional<String> gpuOf(String deviceId) {
+    boolean listed = devices().stream().map(Device::getID).anyMatch(deviceId::equals);
+    return listed ? Optional.of(DeviceIds.gpuOf(deviceId)) : Optional.empty();
+  }
+
+  /** "smslice: claim ns/name " for messages the user reads on the pod. */
+  protected static String claimRef(Resolution r) {
+    return "smslice: claim " + r.namespace() + "/" + r.claimName() + " ";
+  }
+}
