@@ -3,19 +3,13 @@ package io.smslice.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.smslice.agent.Agent;
-import io.smslice.agent.AgentOptions;
-import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
-import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.config.ConfigException;
 import io.smslice.node.config.ConfigLoader;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.metrics.MetricsServer;
-import io.smslice.node.metrics.NodeMetrics;
-import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.NativeNvml;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.nvml.SimulatedNvml;
@@ -67,32 +61,15 @@ public final class NodeMain {
     Nvml nvml =
         backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
     LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
-    NodeMetrics metrics = new NodeMetrics();
-    MpsDaemonManager mps =
-        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
-    Agent agent = startAgent(config, nodeName, client, backend, mps);
-    metrics.include(agent::renderMetrics);
-    MetricsServer metricsServer = new MetricsServer(config.metricsPort(), metrics);
-    NodeSide side =
-        NodeSide.start(
-            config,
-            nodeName,
-            client,
-            new KubernetesClusterView(client),
-            backend,
-            nvml,
-            agent,
-            mps,
-            metrics,
-            NodeSide.Timings.PRODUCTION);
+    NodeWithAgent node = NodeWithAgent.start(config, nodeName, client, backend, nvml);
+    MetricsServer metricsServer = new MetricsServer(config.metricsPort(), node.metrics());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             Thread.ofPlatform()
                 .unstarted(
                     () -> {
-                      side.close();
-                      agent.close();
+                      node.close();
                       metricsServer.close();
                       nvml.close();
                       backend.close();
@@ -108,22 +85,6 @@ public final class NodeMain {
             + metricsServer.port()
             + "/metrics");
     stopped.await();
-  }
-
-  /** The agent, in this process (docs/node.md says why); it shares the backend and MPS daemons. */
-  private static Agent startAgent(
-      NodeConfig config,
-      String nodeName,
-      KubernetesClient client,
-      GpuBackend backend,
-      MpsDaemonManager mps) {
-    AgentOptions options =
-        AgentOptions.of(
-            nodeName,
-            config.paths().run(),
-            config.paths().state(),
-            RunMode.fromConfig(config.runMode().configName()));
-    return Agent.start(options, client, backend, mps);
   }
 
   private static Optional<String> configLabel(KubernetesClient client, String nodeName) {

@@ -1,9 +1,6 @@
 package io.smslice.examples.demo;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.smslice.agent.Agent;
-import io.smslice.agent.AgentOptions;
-import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.gpu.Backends;
@@ -11,12 +8,10 @@ import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuDevice;
 import io.smslice.gpu.simulated.SimulatedBackend;
 import io.smslice.node.NodeSide;
-import io.smslice.node.allocation.KubernetesClusterView;
+import io.smslice.node.NodeWithAgent;
 import io.smslice.node.config.ConfigLoader;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.discovery.DiscoveredGpu;
-import io.smslice.node.metrics.NodeMetrics;
-import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.NativeNvml;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.nvml.NvmlGpu;
@@ -47,23 +42,15 @@ final class DemoNode implements AutoCloseable {
   private final String nodeName;
   private final GpuBackend backend;
   private final Nvml nvml;
-  private final Agent agent;
-  private final MpsDaemonManager mps;
+  private final NodeWithAgent node;
   private final NodeSide side;
 
-  private DemoNode(
-      String nodeName,
-      GpuBackend backend,
-      Nvml nvml,
-      Agent agent,
-      MpsDaemonManager mps,
-      NodeSide side) {
+  private DemoNode(String nodeName, GpuBackend backend, Nvml nvml, NodeWithAgent node) {
     this.nodeName = nodeName;
     this.backend = backend;
     this.nvml = nvml;
-    this.agent = agent;
-    this.mps = mps;
-    this.side = side;
+    this.node = node;
+    this.side = node.side();
   }
 
   static DemoNode start(String nodeName, Path work, KubernetesClient client, String backendName)
@@ -76,34 +63,9 @@ final class DemoNode implements AutoCloseable {
     NodeConfig config =
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
     Nvml nvml = simulated ? simulatedNvml(backend.devices(), work) : NativeNvml.open();
-    NodeMetrics metrics = new NodeMetrics();
-    // One MPS daemon manager for the agent and the node side, as NodeMain does; in-agent mode
-    // (the demo's config) starts no daemon.
-    MpsDaemonManager mps =
-        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
-    Agent agent =
-        Agent.start(
-            AgentOptions.of(
-                nodeName,
-                config.paths().run(),
-                config.paths().state(),
-                RunMode.fromConfig(config.runMode().configName())),
-            client,
-            backend,
-            mps);
-    NodeSide side =
-        NodeSide.start(
-            config,
-            nodeName,
-            client,
-            new KubernetesClusterView(client),
-            backend,
-            nvml,
-            agent,
-            mps,
-            metrics,
-            NodeSide.Timings.PRODUCTION);
-    return new DemoNode(nodeName, backend, nvml, agent, mps, side);
+    // In-agent mode (the demo's config) starts no MPS daemon.
+    return new DemoNode(
+        nodeName, backend, nvml, NodeWithAgent.start(config, nodeName, client, backend, nvml));
   }
 
   /** auto: the GPU when CUDA finds one, else this demo's simulated GPUs. */
@@ -230,9 +192,7 @@ final class DemoNode implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    side.close();
-    agent.close();
-    mps.close();
+    node.close();
     nvml.close();
     backend.close();
   }

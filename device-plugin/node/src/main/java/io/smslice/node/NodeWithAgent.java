@@ -1,0 +1,58 @@
+package io.smslice.node;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.smslice.agent.Agent;
+import io.smslice.agent.AgentOptions;
+import io.smslice.agent.RunMode;
+import io.smslice.gpu.GpuBackend;
+import io.smslice.node.allocation.KubernetesClusterView;
+import io.smslice.node.config.NodeConfig;
+import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.mps.MpsDaemonManager;
+import io.smslice.node.nvml.Nvml;
+import java.io.IOException;
+
+/**
+ * The node side and the agent in one process (docs/node.md says why), sharing the GPU backend, the
+ * MPS daemons and the metrics. The caller owns the backend, NVML and the client.
+ */
+public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent agent, NodeSide side)
+    implements AutoCloseable {
+
+  public static NodeWithAgent start(
+      NodeConfig config, String nodeName, KubernetesClient client, GpuBackend backend, Nvml nvml)
+      throws IOException {
+    NodeMetrics metrics = new NodeMetrics();
+    MpsDaemonManager mps =
+        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
+    AgentOptions options =
+        AgentOptions.of(
+            nodeName,
+            config.paths().run(),
+            config.paths().state(),
+            RunMode.fromConfig(config.runMode().configName()));
+    Agent agent = Agent.start(options, client, backend, mps);
+    metrics.include(agent::renderMetrics);
+    NodeSide side =
+        NodeSide.start(
+            config,
+            nodeName,
+            client,
+            new KubernetesClusterView(client),
+            backend,
+            nvml,
+            agent,
+            mps,
+            metrics,
+            NodeSide.Timings.PRODUCTION);
+    return new NodeWithAgent(metrics, mps, agent, side);
+  }
+
+  /** Stops the plugins first, then the agent and its workers, then the MPS daemons they used. */
+  @Override
+  public void close() {
+    side.close();
+    agent.close();
+    mps.close();
+  }
+}
