@@ -2,8 +2,8 @@ package io.smslice.operator.bench;
 
 import io.smslice.operator.placement.Decision;
 import io.smslice.operator.placement.Gpu;
+import io.smslice.operator.placement.Gpus;
 import io.smslice.operator.placement.Isolation;
-import io.smslice.operator.placement.Mode;
 import io.smslice.operator.placement.NodeInventory;
 import io.smslice.operator.placement.PlacementEngine;
 import io.smslice.operator.placement.Priority;
@@ -30,7 +30,7 @@ import java.util.Random;
  * -Dexec.mainClass=io.smslice.operator.bench.PlacementBench}
  */
 public final class PlacementBench {
-  private static final long GIB = 1L << 30;
+  private static final long GIB = Gpus.GIB;
   private static final int[] SIZES = {8, 8, 16, 16, 16, 20, 24, 32, 40, 64};
 
   public static void main(String[] args) {
@@ -49,30 +49,11 @@ public final class PlacementBench {
       String node = String.format("node-%04d", n);
       List<Gpu> gpus = new ArrayList<>();
       for (int g = 0; g < gpusPerNode; g++) {
-        gpus.add(h200(node, g));
+        gpus.add(Gpus.h200(node, g));
       }
       out.add(new NodeInventory(node, Map.of(), gpus));
     }
     return out;
-  }
-
-  static Gpu h200(String node, int index) {
-    List<SmGroup> groups = new ArrayList<>();
-    for (int i = 0; i < 15; i++) {
-      groups.add(new SmGroup(i, 8));
-    }
-    groups.add(new SmGroup(15, 12));
-    return new Gpu(
-        node,
-        index,
-        "GPU-" + node + "-" + index,
-        "NVIDIA H200",
-        Mode.GREEN,
-        132,
-        141 * GIB,
-        groups,
-        List.of(),
-        true);
   }
 
   private static void speed() {

@@ -5,13 +5,13 @@ import java.util.List;
 import java.util.Map;
 
 /** GPU shapes for tests, taken from what the drivers report (docs/placement.md). */
-final class Gpus {
-  static final long GIB = 1L << 30;
+public final class Gpus {
+  public static final long GIB = 1L << 30;
 
   private Gpus() {}
 
   /** H200: split into 15 groups of 8 SMs plus a remainder group of 12. */
-  static Gpu h200(String node, int index) {
+  public static Gpu h200(String node, int index) {
     List<SmGroup> groups = new ArrayList<>();
     for (int i = 0; i < 15; i++) {
       groups.add(new SmGroup(i, 8));
