@@ -76,30 +76,12 @@ public final class NodeSide implements AutoCloseable {
   }
 
   /**
-   * Starts everything. The caller keeps ownership of the client, inventory, NVML and agent.
+   * Starts everything. The caller keeps ownership of the client, inventory, NVML and agent. The MPS
+   * daemon manager is the one the agent also uses (one manager per node: two would start two
+   * daemons on one pipe directory); the node side starts the daemons its GPUs need and stops them
+   * on {@link #close()}.
    *
    * @param cluster where Allocate looks up pods and claims
-   */
-  public static NodeSide start(
-      NodeConfig config,
-      String nodeName,
-      KubernetesClient client,
-      ClusterView cluster,
-      GpuInventory inventory,
-      Nvml nvml,
-      ClaimAccess agent,
-      NodeMetrics metrics,
-      Timings timings)
-      throws IOException {
-    MpsDaemonManager mps =
-        new MpsDaemonManager(config.mpsControlCommand(), config.paths()::mpsDirectory, metrics);
-    return start(config, nodeName, client, cluster, inventory, nvml, agent, mps, metrics, timings);
-  }
-
-  /**
-   * As above, with the MPS daemon manager the agent also uses (one manager per node: two would
-   * start two daemons on one pipe directory). The node side starts the daemons its GPUs need and
-   * stops them on {@link #close()}.
    */
   public static NodeSide start(
       NodeConfig config,

@@ -17,6 +17,7 @@ import io.smslice.node.kubelet.v1beta1.Device;
 import io.smslice.node.kubelet.v1beta1.DeviceSpec;
 import io.smslice.node.kubelet.v1beta1.Mount;
 import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.resources.DeviceIds;
 import io.smslice.node.testing.FakeAgent;
 import io.smslice.node.testing.FakeCluster;
@@ -62,6 +63,7 @@ class KubeletDevicePluginTest {
     agent = new FakeAgent(node.config.paths().run());
     kubelet = new FakeKubelet(node.config.paths().devicePlugins());
     started = Instant.now();
+    NodeMetrics metrics = new NodeMetrics();
     side =
         NodeSide.start(
             node.config,
@@ -71,7 +73,9 @@ class KubeletDevicePluginTest {
             node.inventory,
             node.nvml,
             agent,
-            new NodeMetrics(),
+            new MpsDaemonManager(
+                node.config.mpsControlCommand(), node.config.paths()::mpsDirectory, metrics),
+            metrics,
             new NodeSide.Timings(
                 Duration.ofMillis(100),
                 Duration.ofMillis(800),
