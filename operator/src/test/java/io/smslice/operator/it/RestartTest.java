@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
@@ -17,19 +18,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
  * 1000 claims, more than the GPUs hold; the operator is stopped while placing them and a fresh one
  * (no memory of the first) takes over. Afterwards no SM group is held twice and every claim is
- * Bound or says why not.
+ * Bound or says why not. The first operator stops either gracefully or as if killed: its
+ * connections to the API server are cut while it is writing, then it stops.
  */
 @EnableKubernetesMockClient(crud = true)
 class RestartTest {
-  static KubernetesClient client;
+  KubernetesClient client;
 
   @Test
-  void aRestartMidwayNeverDoubleAllocates() {
+  void aGracefulRestartMidwayNeverDoubleAllocates() {
+    restartMidway(false);
+  }
+
+  @Test
+  void anOperatorCutOffMidWriteNeverDoubleAllocates() {
+    restartMidway(true);
+  }
+
+  private void restartMidway(boolean cutOff) {
     Cluster.installCrds(client);
     Map<String, NodeGpu> gpus = new HashMap<>();
     for (int n = 0; n < 20; n++) {
@@ -42,21 +54,30 @@ class RestartTest {
     }
     Random random = new Random(42);
     int claims = 1000;
-    PlainOperator first = new PlainOperator(client);
-    int i = 0;
-    for (; i < 600; i++) {
-      client.resource(Cluster.claim("r-" + i, 8 + random.nextInt(33), null)).create();
-    }
+    KubernetesClient firstClient =
+        new KubernetesClientBuilder().withConfig(client.getConfiguration()).build();
+    PlainOperator first = new PlainOperator(firstClient);
+    // Claims arrive all the while: the first operator is stopped in the middle of placing them,
+    // and the rest arrive while no operator runs.
+    CompletableFuture<Void> arriving =
+        CompletableFuture.runAsync(
+            () -> {
+              for (int i = 0; i < claims; i++) {
+                client.resource(Cluster.claim("r-" + i, 8 + random.nextInt(33), null)).create();
+              }
+            });
     await()
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(20))
         .until(() -> countPhase(Phase.Bound) >= 200);
-    first.close();
-    long boundAtStop = countPhase(Phase.Bound);
-    // Claims keep coming while no operator runs.
-    for (; i < claims; i++) {
-      client.resource(Cluster.claim("r-" + i, 8 + random.nextInt(33), null)).create();
+    if (cutOff) {
+      firstClient.close();
     }
+    first.close();
+    firstClient.close();
+    long boundAtStop = countPhase(Phase.Bound);
+    long createdAtStop = countAll();
+    arriving.join();
 
     try (PlainOperator second = new PlainOperator(client)) {
       await()
@@ -92,8 +113,12 @@ class RestartTest {
     sms.values().forEach(v -> assertThat(v).isLessThanOrEqualTo(132));
     assertThat(bound).isGreaterThan((int) boundAtStop);
     System.out.printf(
-        "restart: %d claims, %d bound at stop, %d bound after restart%n",
-        claims, boundAtStop, bound);
+        "restart (%s): %d claims, %d created and %d bound at stop, %d bound after restart%n",
+        cutOff ? "cut off" : "graceful", claims, createdAtStop, boundAtStop, bound);
+  }
+
+  private long countAll() {
+    return client.resources(SliceClaim.class).inNamespace(NS).list().getItems().size();
   }
 
   private long countPhase(Phase phase) {
