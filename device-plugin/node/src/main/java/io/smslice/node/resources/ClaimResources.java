@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * What the resources of the three GPU modes share: the GPUs of one mode, and an Allocate that
@@ -52,18 +53,14 @@ abstract class ClaimResources implements ResourceManager {
   @Override
   public final ContainerAllocateResponse allocate(List<String> deviceIds)
       throws AllocationException {
+    Set<String> listed = devices().stream().map(Device::getID).collect(Collectors.toSet());
     Set<String> onGpus = new HashSet<>();
     for (String id : deviceIds) {
-      onGpus.add(
-          gpuOf(id)
-              .orElseThrow(
-                  () ->
-                      new AllocationException(
-                          "smslice: "
-                              + id
-                              + " is not a "
-                              + resourceName
-                              + " device of this node")));
+      if (!listed.contains(id)) {
+        throw new AllocationException(
+            "smslice: " + id + " is not a " + resourceName + " device of this node");
+      }
+      onGpus.add(gpuOf(id));
     }
     return resolver.allocate(
         new AllocationResolver.Request(resourceName, mode, deviceIds, onGpus), this::answer);
@@ -74,10 +71,9 @@ abstract class ClaimResources implements ResourceManager {
     return resolver.next(resourceName, mode, size);
   }
 
-  /** The UUID of the GPU a device of this resource is on; empty for a device it does not list. */
-  protected Optional<String> gpuOf(String deviceId) {
-    boolean listed = devices().stream().map(Device::getID).anyMatch(deviceId::equals);
-    return listed ? Optional.of(DeviceIds.gpuOf(deviceId)) : Optional.empty();
+  /** The UUID of the GPU one of this resource's listed devices is on. */
+  protected String gpuOf(String deviceId) {
+    return DeviceIds.gpuOf(deviceId);
   }
 
   /** "smslice: claim ns/name " for messages the user reads on the pod. */

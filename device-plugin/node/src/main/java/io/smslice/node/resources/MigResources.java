@@ -59,8 +59,8 @@ public final class MigResources extends ClaimResources {
   }
 
   @Override
-  protected Optional<String> gpuOf(String deviceId) {
-    return find(deviceId).map(l -> l.gpu().uuid());
+  protected String gpuOf(String deviceId) {
+    return find(deviceId).orElseThrow().gpu().uuid();
   }
 
   @Override
