@@ -52,6 +52,15 @@ public class NodeGpu {
   @JsonPropertyDescription("MIG instances present on the GPU (MIG mode).")
   private List<MigInstance> migInstances = new ArrayList<>();
 
+  @Min(0)
+  @JsonPropertyDescription(
+      "Version the GPU's MPS control daemon reports (for example 13000), when the node runs one.")
+  private Integer mpsControlVersion;
+
+  @JsonPropertyDescription(
+      "True when the driver offers MPS static SM partitioning (MPS control 13010 or newer).")
+  private Boolean mpsStaticPartitioning;
+
   @Required
   @JsonPropertyDescription("Device memory of the whole GPU.")
   private Quantity memory;
@@ -63,6 +72,22 @@ public class NodeGpu {
 
   @JsonPropertyDescription("Why the GPU is unhealthy, when it is.")
   private String healthReason;
+
+  public Integer getMpsControlVersion() {
+    return mpsControlVersion;
+  }
+
+  public void setMpsControlVersion(Integer mpsControlVersion) {
+    this.mpsControlVersion = mpsControlVersion;
+  }
+
+  public Boolean getMpsStaticPartitioning() {
+    return mpsStaticPartitioning;
+  }
+
+  public void setMpsStaticPartitioning(Boolean mpsStaticPartitioning) {
+    this.mpsStaticPartitioning = mpsStaticPartitioning;
+  }
 
   public int getIndex() {
     return index;

@@ -10,6 +10,9 @@ public class SliceNodeStatus {
   @JsonPropertyDescription("The node's GPUs.")
   private List<NodeGpu> gpus = new ArrayList<>();
 
+  @JsonPropertyDescription("Claims bound to this node and how the node serves each.")
+  private List<ServedClaim> claims = new ArrayList<>();
+
   @Required
   @JsonPropertyDescription("Version of the smslice node agent that wrote this object.")
   private String agentVersion;
@@ -29,6 +32,14 @@ public class SliceNodeStatus {
 
   public void setGpus(List<NodeGpu> gpus) {
     this.gpus = gpus;
+  }
+
+  public List<ServedClaim> getClaims() {
+    return claims;
+  }
+
+  public void setClaims(List<ServedClaim> claims) {
+    this.claims = claims;
   }
 
   public String getAgentVersion() {
