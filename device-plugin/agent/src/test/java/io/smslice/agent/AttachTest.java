@@ -47,7 +47,11 @@ class AttachTest {
             new ClaimServer.Spec("team", name, gpu, groups, 1 << 20, directory.resolve(name)),
             backend,
             new ClaimServer.Settings(
-                1 << 20, 2, 1 << 20, new ConnectionLimits(maxAttached), underMps),
+                1 << 20,
+                2,
+                1 << 20,
+                ConnectionLimits.DEFAULTS.withMaxAttached(maxAttached),
+                underMps),
             t -> store.accepts("team", name, t),
             NO_FAULTS);
     open.add(server);

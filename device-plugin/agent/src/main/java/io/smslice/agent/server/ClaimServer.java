@@ -59,13 +59,19 @@ public final class ClaimServer implements AutoCloseable {
   private final ClaimRuntime runtime;
   private final ClaimSocket socket;
   private final AttachedProcesses attached;
+  private final SessionDirectory sessions;
 
   private ClaimServer(
-      Spec spec, ClaimRuntime runtime, ClaimSocket socket, AttachedProcesses attached) {
+      Spec spec,
+      ClaimRuntime runtime,
+      ClaimSocket socket,
+      AttachedProcesses attached,
+      SessionDirectory sessions) {
     this.spec = spec;
     this.runtime = runtime;
     this.socket = socket;
     this.attached = attached;
+    this.sessions = sessions;
   }
 
   public static ClaimServer start(
@@ -89,20 +95,24 @@ public final class ClaimServer implements AutoCloseable {
       throws GpuException, IOException {
     GpuDevice device = backend.device(spec.gpuUuid());
     Files.createDirectories(spec.directory());
-    Path sessions = spec.directory().resolve(SESSION_DIRECTORY);
-    Files.createDirectories(sessions);
-    // Tenants may open a file whose name they were told, but not list the others.
-    Files.setPosixFilePermissions(sessions, PosixFilePermissions.fromString("rwx--x--x"));
+    // The claim directory is the mount root tenants see; its parent is the agent's alone.
     Files.setPosixFilePermissions(spec.directory(), PosixFilePermissions.fromString("rwxr-xr-x"));
-    ClaimRuntime runtime =
-        ClaimRuntime.start(
-            spec.key(),
-            backend,
-            spec.gpuUuid(),
-            spec.groups(),
-            spec.memoryQuota(),
-            new ClaimRuntime.Limits(sessions, settings.sharedDataBytes(), settings.maxSessions()),
-            faults);
+    SessionDirectory sessions = SessionDirectory.open(spec.directory(), SESSION_DIRECTORY);
+    ClaimRuntime runtime;
+    try {
+      runtime =
+          ClaimRuntime.start(
+              spec.key(),
+              backend,
+              spec.gpuUuid(),
+              spec.groups(),
+              spec.memoryQuota(),
+              new ClaimRuntime.Limits(sessions, settings.sharedDataBytes(), settings.maxSessions()),
+              faults);
+    } catch (GpuException | RuntimeException e) {
+      sessions.close();
+      throw e;
+    }
     AttachedProcesses attached =
         new AttachedProcesses(settings.connections().maxAttached(), hostPids, Clock.systemUTC());
     ClaimSocket.Transparent transparent =
@@ -130,10 +140,12 @@ public final class ClaimServer implements AutoCloseable {
               tokens,
               runtime,
               settings.maxFrameBytes(),
-              transparent);
-      return new ClaimServer(spec, runtime, socket, attached);
+              transparent,
+              settings.connections());
+      return new ClaimServer(spec, runtime, socket, attached, sessions);
     } catch (IOException e) {
       runtime.close();
+      sessions.close();
       throw e;
     }
   }
@@ -159,5 +171,10 @@ public final class ClaimServer implements AutoCloseable {
   public void close() {
     socket.close();
     runtime.close();
+    try {
+      sessions.close();
+    } catch (IOException e) {
+      // Only a handle on a directory.
+    }
   }
 }
