@@ -17,9 +17,9 @@ import java.util.List;
 /**
  * A per-claim worker: one process, a client of the GPU's MPS server (the agent sets
  * CUDA_MPS_PIPE_DIRECTORY), serving one claim with the same {@link ClaimServer} the agent runs
- * in-process. The agent drives it with lines on stdin ({@code resize <groups> <quota>}, {@code
- * metrics}, {@code processes}, {@code stop}); it answers on stdout. Exit code 3: a GPU fault ended
- * it.
+ * in-process. The agent drives it with numbered lines on stdin ({@code <n> resize <groups>
+ * <quota>}, {@code <n> metrics}, {@code <n> processes}, {@code <n> stop}); it answers each on
+ * stdout with a line starting with the same number. Exit code 3: a GPU fault ended it.
  */
 public final class WorkerMain {
   public static final int EXIT_GPU_FAULT = 3;
@@ -67,20 +67,24 @@ public final class WorkerMain {
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
-      String[] words = line.split(" ");
+      // "<request number> <command> <arguments...>"; every answer starts with the number.
+      String[] request = line.split(" ", 2);
+      String id = request[0];
+      String[] words = request.length > 1 ? request[1].split(" ") : new String[] {""};
       switch (words[0]) {
         case "resize" -> {
           try {
             long nanos = server.runtime().resize(groups(words[1]), Long.parseLong(words[2])).get();
-            out.println("resized " + nanos);
+            out.println(id + " resized " + nanos);
           } catch (Exception e) {
-            out.println("error " + (e.getCause() == null ? e : e.getCause()).getMessage());
+            out.println(id + " error " + (e.getCause() == null ? e : e.getCause()).getMessage());
           }
         }
         case "metrics" -> {
           ClaimRuntime runtime = server.runtime();
           out.println(
-              "metrics "
+              id
+                  + " metrics "
                   + runtime.sms()
                   + " "
                   + runtime.memoryUsed()
@@ -92,7 +96,7 @@ public final class WorkerMain {
                   + runtime.metrics().snapshot().toLine());
         }
         case "processes" -> {
-          StringBuilder answer = new StringBuilder("processes");
+          StringBuilder answer = new StringBuilder(id).append(" processes");
           server.attachedProcesses().forEach(p -> answer.append(' ').append(p.toWord()));
           out.println(answer);
         }
@@ -101,7 +105,7 @@ public final class WorkerMain {
           backend.close();
           System.exit(0);
         }
-        default -> out.println("error unknown command " + words[0]);
+        default -> out.println(id + " error unknown command " + words[0]);
       }
     }
     // The agent is gone: nothing will manage this claim any more.
