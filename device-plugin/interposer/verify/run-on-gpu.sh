@@ -41,12 +41,16 @@ nvidia-cuda-mps-control -d
 } > "$md"
 
 # The real agent, serving the claims the checks use (groups of the node's one split; 15 = remainder).
-timeout 900 "$jre/bin/java" --enable-native-access=ALL-UNNAMED -cp "$bundle/agent/*" \
-  io.smslice.agent.verify.TransparentVerification "$work/agent" "$work/mps/pipe" "$work/mps/log" \
-  victim=0,1 aggressor=2-15 g64=0-7 all=all >"$out/agent.log" 2>&1 &
-agent_pid=$!
-for _ in $(seq 1 600); do [ -f "$work/agent/ready" ] && break; sleep 0.2; done
-[ -f "$work/agent/ready" ] || { note "agent did not start (see agent.log)"; }
+start_agent() {
+  rm -f "$work/agent/ready" "$work/agent/stop"
+  timeout 900 "$jre/bin/java" --enable-native-access=ALL-UNNAMED -cp "$bundle/agent/*" \
+    io.smslice.agent.verify.TransparentVerification "$work/agent" "$work/mps/pipe" "$work/mps/log" \
+    victim=0,1 aggressor=2-15 g64=0-7 all=all >>"$out/agent.log" 2>&1 &
+  agent_pid=$!
+  for _ in $(seq 1 600); do [ -f "$work/agent/ready" ] && break; sleep 0.1; done
+  [ -f "$work/agent/ready" ] || note "agent did not start (see agent.log)"
+}
+start_agent
 grep '^claim ' "$out/agent.log" | sed 's/^/    /' >> "$md"
 echo >> "$md"
 
@@ -66,6 +70,8 @@ if [[ $parts == *smid* ]]; then
     tenant $claim timeout 60 "$build/smid_streams" > "$work/smid-$claim.txt" 2>>"$log"
     echo "smid $claim rc=$?" >> "$log"
   done
+  # Which wrapped entry points the runtime fetched (for the record).
+  SMSLICE_INTERPOSER_LOG=debug tenant victim timeout 60 "$build/smid_streams" >/dev/null 2>"$out/smid-debug.log"
   note "| stream | claim victim (groups 0,1) | claim g64 (groups 0-7) | no interposer |"
   note "|---|---|---|---|"
   while read -r kind n; do
@@ -88,11 +94,11 @@ if [[ $parts == *torch* ]]; then
   note ""
 fi
 
-victim_run() { # label, victim claim, aggressor claim|-, extra env for victim, extra env for aggressor
-  local label=$1 vc=$2 ac=$3 venv=$4 aenv=$5 stop=$work/stop-$RANDOM
+victim_run() { # label, victim claim, aggressor claim|-, victim env, aggressor env, [gemm-only]
+  local label=$1 vc=$2 ac=$3 venv=$4 aenv=$5 amode=${6:-} stop=$work/stop-$RANDOM
   local apid=
   if [ "$ac" != - ]; then
-    env $aenv bash -c "$(declare -f tenant); lib=$lib work=$work; tenant $ac timeout 300 python3 $here/torch_checks.py aggressor $stop" >>"$log" 2>&1 &
+    env $aenv bash -c "$(declare -f tenant); lib=$lib work=$work; tenant $ac timeout 300 python3 $here/torch_checks.py aggressor $stop $amode" >>"$log" 2>&1 &
     apid=$!
     for _ in $(seq 1 300); do [ -f "$stop.started" ] && break; sleep 0.1; done
     sleep 1
@@ -122,8 +128,11 @@ if [[ $parts == *isolation* ]]; then
     [ -n "$a" ] && [ -n "${p99[$1]}" ] && ratio=$(python3 -c "print(f'{${p99[$1]}/$a:.2f}')")
     note "| $1 | $(field "$r" p50_us) | ${p99[$1]} | $ratio | $(field "$r" distinct_sms) |"
   }
-  row "sliced victim (16 SMs) alone" "$(victim_run s-alone victim - '' '')" x
-  row "sliced victim + sliced aggressor (116 SMs)" "$(victim_run s-pair victim aggressor '' '')" "sliced victim (16 SMs) alone"
+  for i in $(seq 1 ${REPEATS:-3}); do
+    row "run $i: sliced victim (16 SMs) alone" "$(victim_run s-alone victim - '' '')" x
+    row "run $i: sliced victim + sliced aggressor (116 SMs)" "$(victim_run s-pair victim aggressor '' '')" "run $i: sliced victim (16 SMs) alone"
+  done
+  row "sliced victim + sliced aggressor, GEMMs only (no copies)" "$(victim_run s-gemm victim aggressor '' '' gemm-only)" "run 1: sliced victim (16 SMs) alone"
   row "unsliced victim alone" "$(victim_run u-alone none - '' '')" x
   row "unsliced victim + unsliced aggressor" "$(victim_run u-pair none none '' '')" "unsliced victim alone"
   row "MPS 12% victim alone" "$(victim_run m-alone none - CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12 '')" x
@@ -152,7 +161,7 @@ if [[ $parts == *fault* ]]; then
   serve_log=$work/serve.log
   : > "$serve_log"
   # The victim is restarted whenever it exits, as a pod's container would be.
-  ( end=$((SECONDS + 90)); while [ $SECONDS -lt $end ] && [ ! -f "$work/stop-serving" ]; do
+  ( end=$((SECONDS + 150)); while [ $SECONDS -lt $end ] && [ ! -f "$work/stop-serving" ]; do
       tenant victim timeout 60 python3 "$here/torch_checks.py" serve "$serve_log" >>"$log" 2>&1
       sleep 0.2
     done ) &
@@ -161,11 +170,25 @@ if [[ $parts == *fault* ]]; then
   sleep 2
   f=$(tenant aggressor timeout 60 python3 "$here/torch_checks.py" fault 2>>"$log" | tail -1)
   echo "fault: $f" >> "$log"
-  for _ in $(seq 1 400); do [ "$(grep -c first-serve "$serve_log")" -ge 2 ] && break; sleep 0.1; done
+  served_again() { [ "$(grep -c first-serve "$serve_log")" -ge 2 ]; }
+  for _ in $(seq 1 ${NO_RECOVERY_WAIT:-150}); do served_again && break; sleep 0.1; done
+  recovery_at=-
+  if ! served_again; then
+    # MPS admits no new client until every affected client has gone, the agent's idle workers
+    # included. What the node side has to do, done here by hand: stop the agent (and its
+    # workers), restart the MPS daemon, start the agent again.
+    recovery_at=$(date +%s.%N)
+    touch "$work/agent/stop"; wait $agent_pid
+    echo quit | nvidia-cuda-mps-control; sleep 0.5
+    nvidia-cuda-mps-control -d
+    start_agent
+    for _ in $(seq 1 600); do served_again && break; sleep 0.1; done
+  fi
   touch "$work/stop-serving" "$serve_log.stop"
   wait $sup 2>/dev/null
   cp "$serve_log" "$out/serve.log"
-  python3 - "$serve_log" "$(field "$f" fault_at)" "$(field "$f" fault_error)" <<'PY' | tee -a "$md"
+  note "- victim start attempts refused with 'MPS server is not ready' (807): $(grep -c 'Error 807' "$log")"
+  python3 - "$serve_log" "$(field "$f" fault_at)" "$(field "$f" fault_error)" "$recovery_at" "${NO_RECOVERY_WAIT:-150}" <<'PY' | tee -a "$md"
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
 fault_at = float(sys.argv[2]) if sys.argv[2] else None
@@ -178,6 +201,11 @@ if fault_at is None:
 after = [e for e in errors if e >= fault_at - 1]
 print(f"- victim saw an error {after[0] - fault_at:.3f} s after the fault" if after else "- victim saw no error")
 again = [f for f in firsts if f[0] > fault_at]
+if sys.argv[4] != "-":
+    recovery = float(sys.argv[4])
+    print(f"- no restarted victim process served within {float(sys.argv[5]) / 10:.0f} s of the fault")
+    print(f"- recovery by hand (stop agent and workers, restart the MPS daemon, start the agent) "
+          f"began {recovery - fault_at:.3f} s after the fault")
 if again:
     serve, start = again[0]
     print(f"- victim served again {serve - fault_at:.3f} s after the fault "

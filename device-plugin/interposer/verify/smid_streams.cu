@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -15,6 +16,19 @@
     if (e_ != cudaSuccess) {                                                         \
       fprintf(stderr, "%s: %s (%d)\n", #call, cudaGetErrorString(e_), (int)e_);     \
       exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+// A step that may fail on one stream kind: report which step and go on with the next kind.
+#define STEP(call)                                                                   \
+  do {                                                                               \
+    cudaError_t e_ = (call);                                                         \
+    if (e_ != cudaSuccess) {                                                         \
+      snprintf(why, sizeof why, "%s:%s", #call, cudaGetErrorName(e_));               \
+      for (char *c = why; *c; c++)                                                   \
+        if (*c == ' ') *c = '_';                                                     \
+      cudaGetLastError();                                                            \
+      return why;                                                                    \
     }                                                                                \
   } while (0)
 
@@ -30,49 +44,50 @@ __global__ void record_smid(int *ids) {
   if (threadIdx.x == 0) ids[blockIdx.x] = (int)smid;
 }
 
-static int distinct(cudaStream_t stream, bool graph = false) {
+// "<distinct SMs>" or "error:<step>:<CUDA error>".
+static std::string distinct(cudaStream_t stream, bool graph = false) {
+  static thread_local char why[256];
   int *ids;
-  CHECK(cudaMalloc(&ids, kBlocks * sizeof(int)));
-  CHECK(cudaMemsetAsync(ids, 0xff, kBlocks * sizeof(int), stream));
+  STEP(cudaMalloc(&ids, kBlocks * sizeof(int)));
   if (graph) {
     cudaGraph_t g;
     cudaGraphExec_t exec;
-    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    STEP(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     record_smid<<<kBlocks, 32, 0, stream>>>(ids);
-    CHECK(cudaStreamEndCapture(stream, &g));
-    CHECK(cudaGraphInstantiate(&exec, g, 0));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
+    STEP(cudaStreamEndCapture(stream, &g));
+    STEP(cudaGraphInstantiate(&exec, g, 0));
+    STEP(cudaGraphLaunch(exec, stream));
+    STEP(cudaGraphLaunch(exec, stream));
   } else {
     record_smid<<<kBlocks, 32, 0, stream>>>(ids);
-    CHECK(cudaGetLastError());
+    STEP(cudaGetLastError());
   }
   std::vector<int> host(kBlocks);
-  CHECK(cudaMemcpyAsync(host.data(), ids, kBlocks * sizeof(int), cudaMemcpyDeviceToHost, stream));
-  CHECK(cudaStreamSynchronize(stream));
-  CHECK(cudaFree(ids));
+  STEP(cudaMemcpyAsync(host.data(), ids, kBlocks * sizeof(int), cudaMemcpyDeviceToHost, stream));
+  STEP(cudaStreamSynchronize(stream));
+  STEP(cudaFree(ids));
   std::set<int> sms(host.begin(), host.end());
-  return (int)sms.size();
+  return std::to_string(sms.size());
 }
 
 int main() {
   int sms = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   printf("device-sms %d\n", sms);
-  printf("legacy-default %d\n", distinct(cudaStreamLegacy));
-  printf("null-stream %d\n", distinct(0));
-  printf("per-thread-default %d\n", distinct(cudaStreamPerThread));
+  printf("legacy-default %s\n", distinct(cudaStreamLegacy).c_str());
+  printf("null-stream %s\n", distinct(0).c_str());
   cudaStream_t created, nonblocking, prioritised;
   CHECK(cudaStreamCreate(&created));
-  printf("created %d\n", distinct(created));
+  printf("created %s\n", distinct(created).c_str());
   CHECK(cudaStreamCreateWithFlags(&nonblocking, cudaStreamNonBlocking));
-  printf("non-blocking %d\n", distinct(nonblocking));
+  printf("non-blocking %s\n", distinct(nonblocking).c_str());
   int least, greatest;
   CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   CHECK(cudaStreamCreateWithPriority(&prioritised, cudaStreamNonBlocking, greatest));
-  printf("prioritised %d\n", distinct(prioritised));
-  printf("graph-replay %d\n", distinct(created, true));
-  int thread_sms[4] = {0, 0, 0, 0};
+  printf("prioritised %s\n", distinct(prioritised).c_str());
+  printf("graph-replay %s\n", distinct(created, true).c_str());
+  printf("per-thread-default %s\n", distinct(cudaStreamPerThread).c_str());
+  std::string thread_sms[4];
   auto worker = [&](int i) {
     CHECK(cudaSetDevice(0));
     cudaStream_t own;
@@ -83,7 +98,7 @@ int main() {
   std::thread t1(worker, 0), t2(worker, 1);
   t1.join();
   t2.join();
-  printf("thread1-created %d\nthread1-per-thread %d\n", thread_sms[0], thread_sms[1]);
-  printf("thread2-created %d\nthread2-per-thread %d\n", thread_sms[2], thread_sms[3]);
+  printf("thread1-created %s\nthread1-per-thread %s\n", thread_sms[0].c_str(), thread_sms[1].c_str());
+  printf("thread2-created %s\nthread2-per-thread %s\n", thread_sms[2].c_str(), thread_sms[3].c_str());
   return 0;
 }

@@ -4,7 +4,7 @@ Nothing here knows about smslice: the script runs it with or without the interpo
 Each command prints one line of key=value results.
   gemm-conv          bf16 GEMM TFLOP/s, ResNet-18 (cuDNN) fp16 inference, distinct SMs
   victim N           latency of a small cuDNN conv block, N timed inferences
-  aggressor STOP     bf16 GEMMs and 2 GiB device copies until the file STOP exists
+  aggressor STOP [gemm-only]  bf16 GEMMs (and 2 GiB device copies) until the file STOP exists
   serve LOG          inferences until CUDA fails or LOG.stop exists; timestamps in LOG
   fault              a kernel that writes to an illegal address
 """
@@ -82,7 +82,7 @@ def victim(samples):
           f"samples={samples} distinct_sms={distinct_sms()}", flush=True)
 
 
-def aggressor(stop):
+def aggressor(stop, gemm_only=False):
     n = 16384
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
@@ -92,7 +92,8 @@ def aggressor(stop):
     open(stop + ".started", "w").close()
     while not os.path.exists(stop):
         a @ b
-        dst.copy_(src)
+        if not gemm_only:
+            dst.copy_(src)
         torch.cuda.synchronize()
         steps += 1
     print(f"aggressor_steps={steps}", flush=True)
@@ -139,7 +140,7 @@ if __name__ == "__main__":
     elif command == "victim":
         victim(int(sys.argv[2]))
     elif command == "aggressor":
-        aggressor(sys.argv[2])
+        aggressor(sys.argv[2], len(sys.argv) > 3 and sys.argv[3] == "gemm-only")
     elif command == "serve":
         serve(sys.argv[2])
     elif command == "fault":
