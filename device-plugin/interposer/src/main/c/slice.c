@@ -1,6 +1,9 @@
 #include "slice.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -52,6 +55,37 @@ CUresult slice_refuse(const char *what) {
 }
 
 
+/* The agent sends nothing after its answer: the read returns only when it closes the connection
+ * (the claim was released or the agent stopped). Nothing can be undone then; the line says why
+ * the process's next CUDA processes of the claim will be refused. */
+static void *watch_registration(void *arg) {
+  int fd = (int)(intptr_t)arg;
+  char byte;
+  ssize_t r;
+  do {
+    r = read(fd, &byte, 1);
+  } while (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK));
+  if (r == 0)
+    smslice_error("the agent closed this process's registration (claim released or agent "
+                  "stopped); work already in the slice goes on");
+  return NULL;
+}
+
+/* A detached thread with every signal blocked, so it never takes a signal meant for the program. */
+static void start_watch(int fd) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t thread;
+  if (pthread_create(&thread, &attr, watch_registration, (void *)(intptr_t)fd) != 0)
+    smslice_debug("no thread to watch the agent's connection");
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 CUresult slice_attach(void) {
   int state = load_state(&attach_state);
   if (state != NOT_YET) return state == READY ? CUDA_SUCCESS : CUDA_ERROR_NOT_PERMITTED;
@@ -67,6 +101,7 @@ CUresult slice_attach(void) {
       smslice_debug("attached: GPU %s, %d groups of split(min %d, %d entries), %d SMs",
                     answer.gpu_uuid, answer.group_count, answer.min_partition,
                     answer.split_entries, answer.sms);
+      start_watch(agent_fd);
       store_state(&attach_state, READY);
     }
   }

@@ -229,6 +229,10 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "passthrough") == 0) passthrough();
   else if (strcmp(argv[1], "driver") == 0) driver();
   else if (strcmp(argv[1], "fork") == 0) forked();
+  else if (strcmp(argv[1], "linger") == 0) {
+    runtime();
+    usleep(300 * 1000); /* time for a message about the agent's connection */
+  }
   else return 2;
   return 0;
 }

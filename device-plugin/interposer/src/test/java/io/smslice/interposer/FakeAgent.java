@@ -34,9 +34,17 @@ final class FakeAgent implements AutoCloseable {
   private final List<Attach> attaches = new CopyOnWriteArrayList<>();
   private final List<SocketChannel> connections = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
+  private final boolean closeAfterAnswer;
 
   /** {@code answer} gives the whole answer frame's body (status + payload), or null to hang up. */
   FakeAgent(Path socket, Function<Attach, byte[]> answer) throws IOException {
+    this(socket, answer, false);
+  }
+
+  /** With {@code closeAfterAnswer}, ends each registration right after answering it. */
+  FakeAgent(Path socket, Function<Attach, byte[]> answer, boolean closeAfterAnswer)
+      throws IOException {
+    this.closeAfterAnswer = closeAfterAnswer;
     Files.deleteIfExists(socket);
     server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     server.bind(UnixDomainSocketAddress.of(socket));
@@ -75,6 +83,7 @@ final class FakeAgent implements AutoCloseable {
       }
       ByteBuffer out = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
       while (out.hasRemaining()) connection.write(out);
+      if (closeAfterAnswer) connection.close();
     } catch (IOException | RuntimeException e) {
       // The process went away mid-frame: nothing to answer.
     }

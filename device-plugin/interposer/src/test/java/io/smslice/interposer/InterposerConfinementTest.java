@@ -183,6 +183,22 @@ class InterposerConfinementTest {
   }
 
   @Test
+  void theAgentEndingTheRegistrationIsLoggedAndTheSliceStays() throws Exception {
+    Path socket = dir.resolve("agent.sock");
+    try (FakeAgent agent =
+        new FakeAgent(socket, a -> FakeAgent.ok(GPU, 8, 16, new int[] {2, 3}, 16), true)) {
+      ProgramRun run =
+          ProgramRun.run(ProgramRun.tenantEnvironment(socket), "runtime_like", "linger");
+
+      assertThat(run.step("thread-push-created"))
+          .isEqualTo("thread-push-created 0 kernel " + SLICE);
+      assertThat(run.stderr().lines())
+          .singleElement()
+          .satisfies(l -> assertThat(l).startsWith("smslice: ").contains("the agent closed"));
+    }
+  }
+
+  @Test
   void valgrindFindsNoMemoryErrorsInTheRuntimePath() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         Files.isExecutable(Path.of("/usr/bin/valgrind")), "valgrind is not installed");
