@@ -213,6 +213,16 @@ static void forked(void) {
   launch_on("parent-after-fork", NULL, 0);
 }
 
+/* Registers, then replaces itself with the runtime scenario: the new image must register anew
+ * (same pid) and the old registration must end at exec (close-on-exec). */
+static void exec_self(const char *self) {
+  line("cuInit", PROC(cuInit_fn, "cuInit")(0), "ok");
+  fflush(stdout);
+  execl(self, self, "runtime", (char *)NULL);
+  perror("execl");
+  exit(2);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return 2;
   libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -229,6 +239,7 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "passthrough") == 0) passthrough();
   else if (strcmp(argv[1], "driver") == 0) driver();
   else if (strcmp(argv[1], "fork") == 0) forked();
+  else if (strcmp(argv[1], "exec") == 0) exec_self(argv[0]);
   else if (strcmp(argv[1], "linger") == 0) {
     runtime();
     usleep(300 * 1000); /* time for a message about the agent's connection */

@@ -33,6 +33,7 @@ final class FakeAgent implements AutoCloseable {
   private final ServerSocketChannel server;
   private final List<Attach> attaches = new CopyOnWriteArrayList<>();
   private final List<SocketChannel> connections = new CopyOnWriteArrayList<>();
+  private final List<String> events = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private final boolean closeAfterAnswer;
 
@@ -53,6 +54,11 @@ final class FakeAgent implements AutoCloseable {
 
   List<Attach> attaches() {
     return List.copyOf(attaches);
+  }
+
+  /** "attach PID" and "closed PID" (the process ended its registration), in order. */
+  List<String> events() {
+    return List.copyOf(events);
   }
 
   private void serve(Function<Attach, byte[]> answer) {
@@ -76,6 +82,7 @@ final class FakeAgent implements AutoCloseable {
       int op = b.get();
       Attach attach = new Attach(op, string(b), string(b), b.getInt(), string(b), string(b));
       attaches.add(attach);
+      events.add("attach " + attach.pid());
       byte[] body = answer.apply(attach);
       if (body == null) {
         connection.close();
@@ -83,7 +90,14 @@ final class FakeAgent implements AutoCloseable {
       }
       ByteBuffer out = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
       while (out.hasRemaining()) connection.write(out);
-      if (closeAfterAnswer) connection.close();
+      if (closeAfterAnswer) {
+        connection.close();
+        return;
+      }
+      while (in.read() >= 0) {
+        // A registration carries nothing after the answer: wait for its end.
+      }
+      events.add("closed " + attach.pid());
     } catch (IOException | RuntimeException e) {
       // The process went away mid-frame: nothing to answer.
     }

@@ -177,6 +177,20 @@ class InterposerConfinementTest {
     }
   }
 
+  @Test
+  void anExecutedProgramRegistersAnewAndTheOldRegistrationEndsAtExec() throws Exception {
+    try (FakeAgent agent = agent(8, 16, new int[] {2, 3}, 16)) {
+      ProgramRun run =
+          ProgramRun.run(
+              ProgramRun.tenantEnvironment(dir.resolve("agent.sock")), "runtime_like", "exec");
+
+      assertThat(run.step("legacy")).isEqualTo("legacy 0 kernel " + SLICE);
+      int pid = agent.attaches().getFirst().pid();
+      assertThat(agent.attaches()).extracting(FakeAgent.Attach::pid).containsExactly(pid, pid);
+      assertThat(agent.events()).startsWith("attach " + pid, "closed " + pid, "attach " + pid);
+    }
+  }
+
   private static int pidOf(ProgramRun run, String prefix) {
     String line = run.lines().stream().filter(l -> l.startsWith(prefix)).findFirst().orElseThrow();
     return Integer.parseInt(line.substring(prefix.length(), line.indexOf(' ')));
