@@ -35,6 +35,9 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private final WorkerRecovery workerRecovery;
   private final Map<String, ServedClaim> served = new LinkedHashMap<>();
 
+  /** Bound claims the agent failed to serve, with why, until served or released. */
+  private final Map<String, ClaimStatus> failed = new LinkedHashMap<>();
+
   /** GPUs this process can no longer use after a fault; their claims run in workers. */
   private final java.util.Set<String> workersOnly = new java.util.HashSet<>();
 
@@ -78,6 +81,24 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    * (live sessions kept), a new GPU restarts it.
    */
   public synchronized void serve(BoundClaim claim) throws GpuException, IOException {
+    try {
+      serveNow(claim);
+      failed.remove(claim.key());
+    } catch (GpuException | IOException | RuntimeException e) {
+      failed.put(
+          claim.key(),
+          new ClaimStatus(
+              claim.namespace(),
+              claim.name(),
+              claim.gpuUuid(),
+              claim.groups(),
+              false,
+              e.getMessage()));
+      throw e;
+    }
+  }
+
+  private void serveNow(BoundClaim claim) throws GpuException, IOException {
     backend.device(claim.gpuUuid());
     ServedClaim current = served.get(claim.key());
     if (current != null && current.binding().gpuUuid().equals(claim.gpuUuid())) {
@@ -136,6 +157,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
 
   /** Stops serving a claim: ends its sessions, destroys its green context, removes its socket. */
   public synchronized void release(String namespace, String claim) {
+    failed.remove(namespace + "/" + claim);
     ServedClaim server = served.remove(namespace + "/" + claim);
     if (server != null) {
       server.close();
@@ -169,6 +191,16 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     } catch (UncheckedIOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
+  }
+
+  /** Every claim the agent serves, and every bound claim it failed to serve. */
+  public synchronized List<ClaimStatus> claimStatuses() {
+    List<ClaimStatus> all = new ArrayList<>(failed.values());
+    for (ServedClaim s : served.values()) {
+      BoundClaim b = s.binding();
+      all.add(new ClaimStatus(b.namespace(), b.name(), b.gpuUuid(), b.groups(), true, null));
+    }
+    return all;
   }
 
   /** The executor of a claim served in-agent (empty for worker-served claims). */
