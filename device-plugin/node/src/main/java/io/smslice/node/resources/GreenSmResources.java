@@ -1,5 +1,6 @@
 package io.smslice.node.resources;
 
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.smslice.agent.ClaimAccess;
 import io.smslice.agent.ClaimEndpoint;
 import io.smslice.api.v1alpha1.node.GpuMode;
@@ -12,6 +13,8 @@ import io.smslice.node.kubelet.v1beta1.Mount;
 import io.smslice.node.plugin.AllocationException;
 import io.smslice.node.transparent.InterposerInstall;
 import io.smslice.node.transparent.TransparentTenants;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -161,6 +164,15 @@ public final class GreenSmResources extends ClaimResources {
         .putEnvs("CUDA_MPS_PIPE_DIRECTORY", TransparentTenants.CONTAINER_PIPE_DIR)
         .putEnvs("NVIDIA_VISIBLE_DEVICES", gpu.uuid())
         .addAllDevices(nodes.forGpu(gpu.minorNumber()));
+    Quantity memory = r.claim().getSpec().getMemory();
+    if (memory != null) {
+      // MPS caps each client process's device memory; the container sees its GPU as device 0.
+      long mib =
+          Quantity.getAmountInBytes(memory)
+              .divide(BigDecimal.valueOf(1024 * 1024), RoundingMode.CEILING)
+              .longValueExact();
+      out.putEnvs("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=" + mib + "M");
+    }
   }
 
   private static Mount readOnly(Path host, String container) {

@@ -137,6 +137,7 @@ class TransparentAllocateTest {
         .containsEntry("LD_PRELOAD", "/run/smslice/interposer/libsmslice-interposer.so")
         .containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/run/smslice/mps/pipe")
         .containsEntry("NVIDIA_VISIBLE_DEVICES", gpu)
+        .containsEntry("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=8192M") // the claim's 8Gi
         .containsEntry("SMSLICE_SOCKET", "/run/smslice/claim/agent.sock")
         .containsEntry("SMSLICE_CLAIM", "ml/detector");
     assertThat(agent.claimOf(r.getEnvsOrThrow("SMSLICE_TOKEN"))).isEqualTo("ml/detector");
