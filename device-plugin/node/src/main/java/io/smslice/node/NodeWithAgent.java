@@ -53,8 +53,9 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
   }
 
   /**
-   * The agent's claims as the node publishes them. Attached processes come from the agent's
-   * registry of ATTACH connections.
+   * The agent's claims as the node publishes them. The attached processes are to come from the
+   * agent's registry of ATTACH connections ({@code Agent.transparentProcesses}, being added with
+   * the ATTACH op); until that is wired here every claim reports none.
    */
   static List<ClaimState> claimStates(Agent agent) {
     return agent.claimStatuses().stream()
