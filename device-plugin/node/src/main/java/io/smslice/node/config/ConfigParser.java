@@ -25,11 +25,11 @@ final class ConfigParser {
           "runMode",
           "resourceNames",
           "gpus",
+          "transparent",
           "paths",
           "heartbeatSeconds",
           "metricsPort",
-          "mps",
-          "transparent");
+          "mps");
   // An extended resource name: a DNS subdomain prefix, a slash, and a DNS label-like name.
   private static final Pattern RESOURCE_NAME =
       Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
