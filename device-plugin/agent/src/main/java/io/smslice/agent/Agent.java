@@ -35,9 +35,6 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private final WorkerRecovery workerRecovery;
   private final Map<String, ServedClaim> served = new LinkedHashMap<>();
 
-  /** Bound claims the agent failed to serve, with why, until served or released. */
-  private final Map<String, ClaimStatus> failed = new LinkedHashMap<>();
-
   /** GPUs this process can no longer use after a fault; their claims run in workers. */
   private final java.util.Set<String> workersOnly = new java.util.HashSet<>();
 
@@ -81,24 +78,6 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    * (live sessions kept), a new GPU restarts it.
    */
   public synchronized void serve(BoundClaim claim) throws GpuException, IOException {
-    try {
-      serveNow(claim);
-      failed.remove(claim.key());
-    } catch (GpuException | IOException | RuntimeException e) {
-      failed.put(
-          claim.key(),
-          new ClaimStatus(
-              claim.namespace(),
-              claim.name(),
-              claim.gpuUuid(),
-              claim.groups(),
-              false,
-              e.getMessage()));
-      throw e;
-    }
-  }
-
-  private void serveNow(BoundClaim claim) throws GpuException, IOException {
     backend.device(claim.gpuUuid());
     ServedClaim current = served.get(claim.key());
     if (current != null && current.binding().gpuUuid().equals(claim.gpuUuid())) {
@@ -157,7 +136,6 @@ public final class Agent implements ClaimAccess, AutoCloseable {
 
   /** Stops serving a claim: ends its sessions, destroys its green context, removes its socket. */
   public synchronized void release(String namespace, String claim) {
-    failed.remove(namespace + "/" + claim);
     ServedClaim server = served.remove(namespace + "/" + claim);
     if (server != null) {
       server.close();
@@ -171,6 +149,26 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    */
   public void onUnrecoverableGpu(java.util.function.Consumer<String> listener) {
     recovery.onUnrecoverable(listener);
+  }
+
+  /**
+   * Every claim the agent serves, and every bound claim its claim watcher failed to serve (the
+   * green context or the worker could not be made), for the node's SliceNode.
+   */
+  public List<ClaimStatus> claimStatuses() {
+    List<ClaimStatus> all = new ArrayList<>();
+    if (watcher != null) {
+      all.addAll(watcher.failures());
+    }
+    List<ServedClaim> now;
+    synchronized (this) {
+      now = List.copyOf(served.values());
+    }
+    for (ServedClaim s : now) {
+      BoundClaim b = s.binding();
+      all.add(new ClaimStatus(b.namespace(), b.name(), b.gpuUuid(), b.groups(), true, null));
+    }
+    return all;
   }
 
   /** Forgets a deleted claim's tokens. */
@@ -191,16 +189,6 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     } catch (UncheckedIOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
-  }
-
-  /** Every claim the agent serves, and every bound claim it failed to serve. */
-  public synchronized List<ClaimStatus> claimStatuses() {
-    List<ClaimStatus> all = new ArrayList<>(failed.values());
-    for (ServedClaim s : served.values()) {
-      BoundClaim b = s.binding();
-      all.add(new ClaimStatus(b.namespace(), b.name(), b.gpuUuid(), b.groups(), true, null));
-    }
-    return all;
   }
 
   /** The executor of a claim served in-agent (empty for worker-served claims). */
