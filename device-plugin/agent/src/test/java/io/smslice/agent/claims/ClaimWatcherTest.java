@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.smslice.agent.Agent;
 import io.smslice.agent.AgentOptions;
-import io.smslice.agent.ClaimStatus;
 import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Binding;
@@ -115,7 +114,7 @@ class ClaimWatcherTest {
       // Group 99 is not in the GPU's split: its green context cannot be made.
       claims.resource(claim("node-a", Phase.Bound, GpuMode.Green, List.of(99))).create();
       await(() -> !agent.claimStatuses().isEmpty());
-      ClaimStatus failed = agent.claimStatuses().getFirst();
+      io.smslice.agent.ClaimStatus failed = agent.claimStatuses().getFirst();
       assertThat(failed.key()).isEqualTo("team/det");
       assertThat(failed.serving()).isFalse();
       assertThat(failed.message()).isNotBlank();
@@ -125,7 +124,7 @@ class ClaimWatcherTest {
       SliceClaim fixed = claims.withName("det").get();
       fixed.getStatus().getBinding().setSmGroups(List.of(0, 1));
       claims.resource(fixed).updateStatus();
-      await(() -> agent.claimStatuses().stream().anyMatch(ClaimStatus::serving));
+      await(() -> agent.claimStatuses().stream().anyMatch(s -> s.serving()));
       assertThat(agent.claimStatuses())
           .singleElement()
           .satisfies(s -> assertThat(s.groups()).containsExactly(0, 1));
