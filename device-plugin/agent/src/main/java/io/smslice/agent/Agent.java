@@ -156,6 +156,26 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     recovery.onUnrecoverable(listener);
   }
 
+  /**
+   * Every claim the agent serves, and every bound claim its claim watcher failed to serve (the
+   * green context or the worker could not be made), for the node's SliceNode.
+   */
+  public List<ClaimStatus> claimStatuses() {
+    List<ClaimStatus> all = new ArrayList<>();
+    if (watcher != null) {
+      all.addAll(watcher.failures());
+    }
+    List<ServedClaim> now;
+    synchronized (this) {
+      now = List.copyOf(served.values());
+    }
+    for (ServedClaim s : now) {
+      BoundClaim b = s.binding();
+      all.add(new ClaimStatus(b.namespace(), b.name(), b.gpuUuid(), b.groups(), true, null));
+    }
+    return all;
+  }
+
   /** Forgets a deleted claim's tokens. */
   public void forgetTokens(String namespace, String claim) {
     tokens.forget(namespace, claim);

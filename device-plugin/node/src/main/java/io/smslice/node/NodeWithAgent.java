@@ -6,11 +6,14 @@ import io.smslice.agent.AgentOptions;
 import io.smslice.agent.RunMode;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.node.allocation.KubernetesClusterView;
+import io.smslice.node.claims.ClaimState;
+import io.smslice.node.claims.TenantProcess;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * The node side and the agent in one process (docs/node.md says why), sharing the GPU backend, the
@@ -42,10 +45,31 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
             backend,
             nvml,
             agent,
+            () -> claimStates(agent),
             mps,
             metrics,
             NodeSide.Timings.PRODUCTION);
     return new NodeWithAgent(metrics, mps, agent, side);
+  }
+
+  /**
+   * The agent's claims as the node publishes them. The attached processes are to come from the
+   * agent's registry of ATTACH connections ({@code Agent.transparentProcesses}, being added with
+   * the ATTACH op); until that is wired here every claim reports none.
+   */
+  static List<ClaimState> claimStates(Agent agent) {
+    return agent.claimStatuses().stream()
+        .map(
+            s ->
+                new ClaimState(
+                    s.namespace(),
+                    s.name(),
+                    s.gpuUuid(),
+                    s.groups(),
+                    s.serving(),
+                    s.message(),
+                    List.<TenantProcess>of()))
+        .toList();
   }
 
   /** Stops the plugins first, then the agent and its workers, then the MPS daemons they used. */
