@@ -53,9 +53,8 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
   }
 
   /**
-   * The agent's claims as the node publishes them. The attached processes are to come from the
-   * agent's registry of ATTACH connections ({@code Agent.transparentProcesses}, being added with
-   * the ATTACH op); until that is wired here every claim reports none.
+   * The agent's claims as the node publishes them, each with the unmodified processes attached to
+   * it (the agent's registry of open ATTACH connections).
    */
   static List<ClaimState> claimStates(Agent agent) {
     return agent.claimStatuses().stream()
@@ -68,7 +67,9 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
                     s.groups(),
                     s.serving(),
                     s.message(),
-                    List.<TenantProcess>of()))
+                    agent.transparentProcesses(s.namespace() + "/" + s.name()).stream()
+                        .map(p -> new TenantProcess(p.hostPid(), p.container(), p.command()))
+                        .toList()))
         .toList();
   }
 
