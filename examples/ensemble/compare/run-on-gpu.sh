@@ -11,7 +11,7 @@ py=${PYTHON:-python3}
 out=$1; shift
 mkdir -p "$out"
 : "${PERIOD_MS:=5}" "${DEADLINE_MS:=5}" "${FRAMES:=5000}" "${RUNS:=3}" "${SIZE_FRAMES:=400}"
-: "${CONFIGS:=timeslice,mps,mps-pct}" "${SMS:=resnet18=32,mobilenet=32,vit=32,cotenant=36}"
+: "${CONFIGS:=timeslice,mps,mps-pct}" "${SMS:=resnet18=24,mobilenet=24,vit=24,cotenant=60}"
 { date -u '+%Y-%m-%d %H:%M UTC'; nvidia-smi --query-gpu=name,driver_version,mig.mode.current \
     --format=csv,noheader; } > "$out/machine.txt"
 for stage in "$@"; do
@@ -23,8 +23,8 @@ for stage in "$@"; do
           --sms "${SIZE_SMS:-8,16,24,32,48,64,all}" --json "$out/size-$m.json"
       done ;;
     smoke)
-      PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out/smoke" --configs "$CONFIGS" \
-        --runs 1 --frames 600 --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" --sms "$SMS" ;;
+      PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out/smoke" --configs "${CONFIGS%%,*}" \
+        --runs 1 --frames 300 --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" --sms "$SMS" ;;
     compare)
       PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out" --configs "$CONFIGS" \
         --runs "$RUNS" --frames "$FRAMES" --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" \

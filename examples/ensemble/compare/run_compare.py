@@ -39,12 +39,14 @@ def options(argv):
     p.add_argument("--frames", type=int, default=5000)
     p.add_argument("--period-ms", type=float, default=5.0)
     p.add_argument("--deadline-ms", type=float, default=5.0)
-    p.add_argument("--sms", default="resnet18=32,mobilenet=32,vit=32,cotenant=36",
+    p.add_argument("--sms", default="resnet18=24,mobilenet=24,vit=24,cotenant=60",
                    help="each process's claim size in SMs (MPS percentages and the table)")
     p.add_argument("--claim-env", help="JSON: role -> environment, for the green configurations")
     p.add_argument("--mps-dir", default="/tmp/smslice-compare-mps")
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--warmup", type=int, default=50)
+    p.add_argument("--cotenant-alone-s", type=float, default=5.0,
+                   help="how long the co-tenant's throughput is measured before the ensemble starts")
     return p.parse_args(argv)
 
 
@@ -177,6 +179,7 @@ def main(argv):
     if results_path.exists():  # runs of other configurations made earlier, by another call
         old = json.loads(results_path.read_text())
         results["runs"] = [r for r in old["runs"] if r["config"] not in o.configs.split(",")]
+        results["cotenant_alone"] = old.get("cotenant_alone", {})
     mps = Mps(o.mps_dir)
     csv_path = out / "latencies.csv.gz"
     mode = "at" if csv_path.exists() else "wt"
@@ -208,6 +211,10 @@ def main(argv):
                              or co.poll() is not None, 240, "the co-tenant to warm up")
                     if co.poll() is not None:
                         raise RuntimeError("co-tenant exited:\n" + tail(work / ("%s-cotenant.log" % config)))
+                    t0 = time.time_ns()
+                    time.sleep(o.cotenant_alone_s)
+                    results.setdefault("cotenant_alone", {})[config] = progress.rate_in_window(
+                        log.read_text().splitlines(), t0, time.time_ns())
                 for run in range(1, o.runs + 1):
                     summary, window = run_once(o, config, run, env_of, work, rows)
                     rate = (progress.rate_in_window(log.read_text().splitlines(), *window)

@@ -24,6 +24,15 @@ def pct(x):
     return "%.2f%%" % (100.0 * x)
 
 
+def cotenant_cell(results, config, runs, cotenant):
+    if not cotenant:
+        return "none"
+    text = "%s %s" % (span([r["cotenant_rate"] for r in runs], lambda v: "%.1f" % v),
+                      UNITS[cotenant])
+    alone = results.get("cotenant_alone", {}).get(config)
+    return text if alone is None else "%s (%.1f before the ensemble started)" % (text, alone)
+
+
 def render(results):
     runs = results["runs"]
     lines = [
@@ -55,8 +64,7 @@ def render(results):
                 span([p["max_us"] for p in per], ms),
                 span([p["miss_rate"] for p in per], pct),
                 span([r["summary"]["ensemble"]["miss_rate"] for r in mine], pct) if first else "",
-                (("%s %s" % (span([r["cotenant_rate"] for r in mine], lambda v: "%.1f" % v),
-                             UNITS[cotenant])) if cotenant else "none") if first else "",
+                cotenant_cell(results, config, mine, cotenant) if first else "",
             ))
     lines.append("| %s | - | - | - | - | - | - | %s |" % configs.MIG_ROW)
     return "\n".join(lines) + "\n"

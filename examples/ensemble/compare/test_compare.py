@@ -42,12 +42,13 @@ class TableTest(unittest.TestCase):
     def test_ranges_over_runs_and_the_mig_row(self):
         results = {"date": "2026-12-01 03:00 UTC", "gpu": "NVIDIA H200", "gpu_sms": 132,
                    "torch": "2.11", "frames": 100, "period_ms": 5.0, "deadline_ms": 5.0,
-                   "sms": {"resnet18": 32},
+                   "sms": {"resnet18": 32}, "cotenant_alone": {"timeslice": 130.0},
                    "runs": [run("timeslice", 1, 2000.0, 0.01, 100.0),
                             run("timeslice", 2, 2500.0, 0.02, 110.0)]}
         text = table.render(results)
         self.assertIn("| (1) time-slicing, no MPS | resnet18 | 1.00 | 2.00-2.50 | 9.00 "
-                      "| 1.00%-2.00% | 1.00%-2.00% | 100.0-110.0 training steps/s |", text)
+                      "| 1.00%-2.00% | 1.00%-2.00% | 100.0-110.0 training steps/s "
+                      "(130.0 before the ensemble started) |", text)
         self.assertIn("| (6) MIG | - |", text)
         self.assertNotIn("(2) MPS", text)
         self.assertIn("over 2 runs", text)

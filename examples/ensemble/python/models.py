@@ -2,10 +2,10 @@
 network (3x3 convolutions, residual blocks), a MobileNet-V2-like one (inverted residuals with
 depthwise convolutions) and a small vision transformer (16x16 patches, 8 encoder layers).
 
-Nothing is downloaded: the weights come from a fixed seed. The classifier head is then fitted in
-closed form to the frame pool's class prototypes (the nearest class mean in each network's own
-feature space), so the three networks classify the frames correctly and their votes agree, and a
-vote that disagrees means something went wrong.
+Nothing is downloaded: the weights come from a fixed seed. calibrate() then sets the batch-norm
+statistics from the frame pool's class prototypes and fits the classifier head to them in closed
+form (the nearest class mean in each network's own feature space), so the three networks classify
+the frames correctly and their votes agree, and a vote that disagrees means something went wrong.
 """
 
 import torch
@@ -131,15 +131,25 @@ def build(name, seed, classes=1000):
 
 
 @torch.no_grad()
-def fit_head(model, prototypes):
-    """Set the head to the nearest class mean: class c scores the centred feature's agreement
-    with prototype c's centred, normalised feature. prototypes: one image per class, on the
-    model's device and dtype."""
-    f = model.features(prototypes).float()
+def calibrate(model, prototypes):
+    """Fit a float32 model to the prototypes (one image per class, on the model's device), then
+    leave it in eval mode. Batch norm takes the prototypes' statistics (untrained statistics
+    would let activations grow layer by layer until fp16 overflows); the head becomes the nearest
+    class mean: class c scores the centred feature against prototype c's centred, normalised
+    feature."""
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.reset_running_stats()
+            m.momentum = None  # a plain average over the calibration batch
+    model.train()
+    model.features(prototypes)
+    model.eval()
+    f = model.features(prototypes)
     mean = f.mean(0, keepdim=True)
     w = f - mean
     w = w / w.norm(dim=1, keepdim=True).clamp_min(1e-6)
     head = nn.Linear(f.shape[1], f.shape[0]).to(prototypes.device)
     head.weight.copy_(w)
     head.bias.copy_(-(w @ mean.T).squeeze(1))
-    model.head = head.to(prototypes.dtype)
+    model.head = head
+    return model
