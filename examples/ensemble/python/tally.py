@@ -2,8 +2,10 @@
 
 A vote counts for a frame's decision only when it reaches the voter by the frame's release time
 plus the deadline; a later vote is recorded as late (its latency still counts in the model's
-percentiles). A frame is decided on time when a strict majority of the models gave the same class
-on time. This module needs no GPU and no torch, so it is tested on its own.
+percentiles). A frame is decided on time when a strict majority of the models voted on time (the
+deadline behaviour the comparison measures); its decision is the class a strict majority of the
+models gave on time, and a frame whose on-time votes name no such class counts as a
+disagreement. This module needs no GPU and no torch, so it is tested on its own.
 """
 
 import schedule
@@ -44,6 +46,15 @@ class Tally:
         late = arrival_ns > schedule.release_ns(frame, self.period_ns) + self.deadline_ns
         per_frame[model] = (vote, latency_ns, late)
 
+    def record(self, model, frame, vote, latency_ns, late):
+        """A vote whose lateness was judged already (votes read back from a CSV)."""
+        arrival = schedule.release_ns(frame, self.period_ns) + (
+            self.deadline_ns + 1 if late else 0)
+        self.vote(model, frame, vote, latency_ns, arrival)
+
+    def on_time(self, frame):
+        return sum(not late for _, _, late in self.votes.get(frame, {}).values())
+
     def decision(self, frame):
         """The class a strict majority voted for on time, or None."""
         counts = {}
@@ -74,11 +85,16 @@ class Tally:
                 miss_rate=round((late + missing) / self.frames, 6),
             )
             per_model[model] = entry
-        decided = correct = 0
+        needed = len(self.models) // 2 + 1
+        decided = disagreed = correct = 0
         for frame in range(self.first, self.last + 1):
+            if self.on_time(frame) < needed:
+                continue
+            decided += 1
             d = self.decision(frame)
-            if d is not None:
-                decided += 1
+            if d is None:
+                disagreed += 1
+            else:
                 correct += d == schedule.true_class(frame)
         return {
             "frames": self.frames,
@@ -89,6 +105,7 @@ class Tally:
                 "undecided": self.frames - decided,
                 "miss_rate": round((self.frames - decided) / self.frames, 6),
                 "decided_correctly": correct,
+                "on_time_but_disagreeing": disagreed,
             },
             "ignored_votes": self.ignored,
             "duplicate_votes": self.duplicates,

@@ -75,12 +75,24 @@ class TallyTest(unittest.TestCase):
         self.assertEqual(s["ensemble"]["decided_on_time"], 2)
         self.assertEqual(s["ensemble"]["undecided"], 2)
         self.assertEqual(s["ensemble"]["decided_correctly"], 1 + (cls(102) == 6))
+        self.assertEqual(s["ensemble"]["on_time_but_disagreeing"], 0)
         self.assertEqual(s["models"]["b"]["late_votes"], 1)
         self.assertEqual(s["models"]["b"]["missing_votes"], 1)
         self.assertEqual(s["models"]["b"]["misses"], 2)
         self.assertEqual(s["models"]["c"]["missing_votes"], 2)
         self.assertEqual(s["models"]["a"]["miss_rate"], 0.25)
         self.assertEqual(s["models"]["b"]["max_us"], 6000.0)
+
+    def test_on_time_votes_that_disagree_decide_in_time_but_name_no_class(self):
+        t = self.tally()
+        for m, vote in zip("abc", (1, 2, 3)):
+            t.vote(m, 100, vote, MS, schedule.release_ns(100, 5 * MS))
+        t.record("a", 101, 1, MS, late=False)
+        t.record("b", 101, 1, 5 * MS, late=True)
+        self.assertIsNone(t.decision(100))
+        e = t.summary()["ensemble"]
+        self.assertEqual((e["decided_on_time"], e["on_time_but_disagreeing"]), (1, 1))
+        self.assertEqual(t.summary()["models"]["b"]["late_votes"], 1)
 
     def test_votes_outside_the_block_or_repeated_are_not_counted(self):
         t = self.tally()
