@@ -1,5 +1,8 @@
 package io.smslice.agent.server;
 
+import io.smslice.agent.transparent.AttachRequest;
+import io.smslice.agent.transparent.AttachedProcesses;
+import io.smslice.agent.transparent.SliceGeometry;
 import io.smslice.protocol.Frames;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.Status;
@@ -16,10 +19,13 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
 
 /**
  * A claim's Unix socket: accepts tenant connections, checks the token in each HELLO, then relays
- * control requests to the claim's executor. One connection is one session.
+ * control requests to the claim's executor. One connection is one session. An unmodified program's
+ * interposer sends ATTACH instead of HELLO: its connection then carries nothing and registers its
+ * process with the claim for as long as it stays open.
  */
 public final class ClaimSocket implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ClaimSocket.class.getName());
@@ -27,11 +33,21 @@ public final class ClaimSocket implements AutoCloseable {
   /** What HELLO tells the tenant about the backend. */
   public record Identity(String claim, String backend, boolean simulated) {}
 
+  /**
+   * How the claim serves unmodified programs.
+   *
+   * @param geometry the claim's slice now (its groups change on resize)
+   * @param refusal why the claim cannot serve them, or null when it can
+   */
+  public record Transparent(
+      AttachedProcesses processes, Supplier<SliceGeometry> geometry, String refusal) {}
+
   private final Path path;
   private final Identity identity;
   private final TokenCheck tokens;
   private final ClaimRuntime runtime;
   private final int maxFrameBytes;
+  private final Transparent transparent;
   private final ServerSocketChannel server;
   private final Set<SocketChannel> connections = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
@@ -42,25 +58,33 @@ public final class ClaimSocket implements AutoCloseable {
       TokenCheck tokens,
       ClaimRuntime runtime,
       int maxFrameBytes,
+      Transparent transparent,
       ServerSocketChannel server) {
     this.path = path;
     this.identity = identity;
     this.tokens = tokens;
     this.runtime = runtime;
     this.maxFrameBytes = maxFrameBytes;
+    this.transparent = transparent;
     this.server = server;
   }
 
   /** Binds the socket (replacing a stale one) and starts accepting. */
   public static ClaimSocket open(
-      Path path, Identity identity, TokenCheck tokens, ClaimRuntime runtime, int maxFrameBytes)
+      Path path,
+      Identity identity,
+      TokenCheck tokens,
+      ClaimRuntime runtime,
+      int maxFrameBytes,
+      Transparent transparent)
       throws IOException {
     Files.deleteIfExists(path);
     ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     server.bind(UnixDomainSocketAddress.of(path));
     // Containers may run as any user; the token, not the file mode, guards the claim.
     Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw-rw-"));
-    ClaimSocket socket = new ClaimSocket(path, identity, tokens, runtime, maxFrameBytes, server);
+    ClaimSocket socket =
+        new ClaimSocket(path, identity, tokens, runtime, maxFrameBytes, transparent, server);
     Thread.ofPlatform().name("accept-" + identity.claim()).daemon().start(socket::accept);
     return socket;
   }
@@ -135,8 +159,13 @@ public final class ClaimSocket implements AutoCloseable {
     String claim;
     String token;
     try {
-      if (Op.of(frame.get()) != Op.HELLO) {
-        reject(channel, Status.UNAUTHORIZED, "the first request must be HELLO");
+      Op first = Op.of(frame.get());
+      if (first == Op.ATTACH) {
+        attach(channel, frame.slice());
+        return null;
+      }
+      if (first != Op.HELLO) {
+        reject(channel, Status.UNAUTHORIZED, "the first request must be HELLO or ATTACH");
         return null;
       }
       claim = Frames.getString(frame);
@@ -165,6 +194,59 @@ public final class ClaimSocket implements AutoCloseable {
     reply.putLong(session.memory.size());
     Frames.write(channel, Status.OK.code, reply.flip());
     return session;
+  }
+
+  /**
+   * Registers an unmodified program's process and answers the claim's slice; then holds the
+   * connection, which carries nothing more, until either side closes it.
+   */
+  private void attach(SocketChannel channel, ByteBuffer payload) throws IOException {
+    AttachRequest request;
+    try {
+      request = AttachRequest.parse(payload);
+    } catch (AttachRequest.MalformedException e) {
+      reject(channel, Status.BAD_REQUEST, e.getMessage());
+      return;
+    }
+    if (!request.claim().equals(identity.claim()) || !tokens.accepts(request.token())) {
+      reject(channel, Status.UNAUTHORIZED, "wrong claim or token for " + identity.claim());
+      return;
+    }
+    if (transparent.refusal() != null) {
+      reject(channel, Status.UNAVAILABLE, transparent.refusal());
+      return;
+    }
+    if (closed) {
+      reject(channel, Status.UNAVAILABLE, "claim " + identity.claim() + " is being released");
+      return;
+    }
+    try (AttachedProcesses.Registration registration = transparent.processes().register(request)) {
+      if (registration == null) {
+        reject(
+            channel,
+            Status.UNAVAILABLE,
+            "claim "
+                + identity.claim()
+                + " has its maximum of "
+                + transparent.processes().max()
+                + " attached processes");
+        return;
+      }
+      Frames.write(channel, Status.OK.code, transparent.geometry().get().encode());
+      LOG.log(
+          System.Logger.Level.DEBUG,
+          "claim {0}: process {1} attached",
+          identity.claim(),
+          registration.process());
+      // Nothing more is expected: any byte is a protocol error, end of stream a detach.
+      if (channel.read(ByteBuffer.allocate(1)) > 0) {
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "claim {0}: attached process {1} sent data; closing its registration",
+            identity.claim(),
+            registration.process());
+      }
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ package io.smslice.agent.worker;
 import io.smslice.agent.TokenStore;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
+import io.smslice.agent.server.ConnectionLimits;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
 import java.io.BufferedReader;
@@ -17,7 +18,8 @@ import java.util.List;
  * A per-claim worker: one process, a client of the GPU's MPS server (the agent sets
  * CUDA_MPS_PIPE_DIRECTORY), serving one claim with the same {@link ClaimServer} the agent runs
  * in-process. The agent drives it with lines on stdin ({@code resize <groups> <quota>}, {@code
- * metrics}, {@code stop}); it answers on stdout. Exit code 3: a GPU fault ended it.
+ * metrics}, {@code processes}, {@code stop}); it answers on stdout. Exit code 3: a GPU fault ended
+ * it.
  */
 public final class WorkerMain {
   public static final int EXIT_GPU_FAULT = 3;
@@ -26,12 +28,13 @@ public final class WorkerMain {
 
   /**
    * Arguments: backend namespace name gpuUuid groups(csv) quotaBytes claimDir stateDir
-   * sharedDataBytes maxSessions maxFrameBytes.
+   * sharedDataBytes maxSessions maxFrameBytes connectionLimits. Unmodified programs may attach when
+   * the worker runs under an MPS server (CUDA_MPS_PIPE_DIRECTORY is set).
    */
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     System.setOut(System.err); // stdout is the agent's channel; logs go to stderr
-    if (args.length != 11) {
+    if (args.length != 12) {
       out.println("failed usage: WorkerMain " + WorkerProcess.ARGUMENTS);
       System.exit(2);
     }
@@ -44,7 +47,11 @@ public final class WorkerMain {
             namespace, name, args[3], groups(args[4]), Long.parseLong(args[5]), Path.of(args[6]));
     ClaimServer.Settings settings =
         new ClaimServer.Settings(
-            Long.parseLong(args[8]), Integer.parseInt(args[9]), Integer.parseInt(args[10]));
+            Long.parseLong(args[8]),
+            Integer.parseInt(args[9]),
+            Integer.parseInt(args[10]),
+            ConnectionLimits.parse(args[11]),
+            System.getenv("CUDA_MPS_PIPE_DIRECTORY") != null);
     ClaimServer server;
     try {
       server =
@@ -83,6 +90,11 @@ public final class WorkerMain {
                   + runtime.sessions()
                   + " "
                   + runtime.metrics().snapshot().toLine());
+        }
+        case "processes" -> {
+          StringBuilder answer = new StringBuilder("processes");
+          server.attachedProcesses().forEach(p -> answer.append(' ').append(p.toWord()));
+          out.println(answer);
         }
         case "stop" -> {
           server.close();

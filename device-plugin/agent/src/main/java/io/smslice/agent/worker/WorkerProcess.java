@@ -19,7 +19,7 @@ import java.util.function.IntConsumer;
 public final class WorkerProcess implements AutoCloseable {
   static final String ARGUMENTS =
       "backend namespace name gpuUuid groups quotaBytes claimDir stateDir sharedDataBytes"
-          + " maxSessions maxFrameBytes";
+          + " maxSessions maxFrameBytes connectionLimits";
   private static final String EOF = "\0eof";
 
   private final Process process;
