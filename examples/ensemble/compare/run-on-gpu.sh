@@ -4,6 +4,11 @@
 #   size        latency against SM count for each model alone (size_slice.py), $SIZE_FRAMES each
 #   smoke       one short run of each of $CONFIGS, to catch mistakes cheaply
 #   compare     $RUNS runs of $FRAMES frames for each of $CONFIGS (run_compare.py)
+#   green       the same for the green configurations (green,green-copy): starts an MPS daemon and
+#               the real node agent (worker mode) serving one claim per process, with the groups
+#               in $GROUPS, and runs every process with the interposer and its claim's environment.
+#               Needs $BUNDLE: the folder device-plugin/interposer/verify/prepare-gpu-run.sh made
+#               (interposer library, agent jars, a Java runtime).
 # Usage: run-on-gpu.sh OUT_DIR STAGE...   (configurations: configs.py)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +34,33 @@ for stage in "$@"; do
       PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out" --configs "$CONFIGS" \
         --runs "$RUNS" --frames "$FRAMES" --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" \
         --sms "$SMS" ${CLAIM_ENV:+--claim-env "$CLAIM_ENV"} ;;
-    *) echo "unknown stage $stage (size, smoke, compare)" >&2; exit 2 ;;
+    green)
+      : "${BUNDLE:?green needs BUNDLE, the folder prepare-gpu-run.sh made}"
+      # groups of the H200's one split (15 x 8 SMs + 12): 24, 24, 24 and 60 SMs, as in $SMS
+      : "${GROUPS_OF:=resnet18=0-2 mobilenet=3-5 vit=6-8 cotenant=9-15}"
+      work=/tmp/smslice-compare-agent
+      rm -rf "$work" && mkdir -p "$work/mps/pipe" "$work/mps/log" "$work/jre"
+      tar -xzf "$BUNDLE/jre25.tgz" -C "$work/jre" --strip-components=1
+      export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
+      export CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/log
+      nvidia-cuda-mps-control -d
+      "$work/jre/bin/java" --enable-native-access=ALL-UNNAMED -cp "$BUNDLE/agent/*" \
+        io.smslice.agent.verify.TransparentVerification "$work/agent" "$work/mps/pipe" \
+        "$work/mps/log" $GROUPS_OF > "$out/agent.log" 2>&1 &
+      agent=$!
+      for _ in $(seq 1 600); do [ -f "$work/agent/ready" ] && break; sleep 0.1; done
+      [ -f "$work/agent/ready" ] || { echo "the agent did not start:"; cat "$out/agent.log"; exit 1; }
+      "$py" "$here/claim_env.py" "$work/agent/env" "$BUNDLE/lib/libsmslice-interposer.so" \
+        > "$work/claim-env.json"
+      rc=0
+      PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out" \
+        --configs "${GREEN_CONFIGS:-green,green-copy}" --runs "$RUNS" --frames "$FRAMES" \
+        --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" --sms "$SMS" \
+        --claim-env "$work/claim-env.json" || rc=$?
+      touch "$work/agent/stop"; wait $agent || true
+      echo quit | nvidia-cuda-mps-control || true
+      cp "$work/agent/attached.log" "$out/attached.log" 2>/dev/null || true
+      [ $rc = 0 ] || exit $rc ;;
+    *) echo "unknown stage $stage (size, smoke, compare, green)" >&2; exit 2 ;;
   esac
 done

@@ -6,6 +6,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
+import claim_env  # noqa: E402
 import configs  # noqa: E402
 import table  # noqa: E402
 
@@ -52,6 +53,20 @@ class TableTest(unittest.TestCase):
         self.assertIn("| (6) MIG | - |", text)
         self.assertNotIn("(2) MPS", text)
         self.assertIn("over 2 runs", text)
+
+
+class ClaimEnvTest(unittest.TestCase):
+    def test_each_claims_env_file_becomes_a_process_environment_with_the_interposer(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            Path(d, "vit.env").write_text("export SMSLICE_SOCKET=/run/a.sock\n"
+                                          "export SMSLICE_TOKEN=t=1\n")
+            env = claim_env.claim_env(d, "/lib/i.so", {"CUDA_MPS_PIPE_DIRECTORY": "/p"})
+        self.assertEqual(env, {"vit": {"SMSLICE_SOCKET": "/run/a.sock", "SMSLICE_TOKEN": "t=1",
+                                       "LD_PRELOAD": "/lib/i.so",
+                                       "CUDA_MPS_PIPE_DIRECTORY": "/p"}})
+        with self.assertRaises(ValueError):
+            claim_env.parse_env_file("export NOVALUE")
 
 
 if __name__ == "__main__":
