@@ -22,7 +22,7 @@ mkdir -p "$out"
 for stage in "$@"; do
   case $stage in
     size)
-      for m in resnet18 mobilenet vit; do
+      for m in ${SIZE_MODELS:-resnet18 mobilenet vit}; do
         PYTHONUNBUFFERED=1 "$py" "$here/../python/size_slice.py" --model "$m" \
           --deadline-ms "$DEADLINE_MS" --period-ms "$PERIOD_MS" --frames "$SIZE_FRAMES" \
           --sms "${SIZE_SMS:-8,16,24,32,48,64,all}" --json "$out/size-$m.json"
