@@ -1,20 +1,25 @@
-"""Size a model's slice from measurement: its latency against the number of SMs it may use,
-and the smallest slice whose p99 meets the deadline. Run it alone on the GPU you will deploy on.
+"""Size a model's slice from measurement: its latency against the number of SMs it may use, and
+the smallest slice that meets the deadline. Two steps:
 
-Each SM count is a green context made in this process with PyTorch's own green-context API
-(torch.cuda.green_contexts), which confines the model's kernels to that many SMs, as a
-smslice Compute claim of that size does from outside the program. The model is served as in the
-ensemble (serve_model.py: calibrated, a CUDA graph per SM count), one frame per period; the
-latency is the service time, from the moment a frame can start (its release, or the previous
-frame's end if that was later) to its class on the host. A slice fits when that p99 is within
-the deadline and the period (else frames queue up). SM counts are rounded by the driver to its
-partition size (8 on an H200); ask for multiples of it.
+  measure   run inside a slice (a pod of a Compute claim, or any process with the interposer and a
+            claim's environment): serves --frames frames alone, one per period, exactly as
+            serve_model.py does (calibrated, CUDA graph), and prints one JSON line with the SMs of
+            its claim (SMSLICE_SMS, or "all" outside smslice) and the service time's p50/p99/max:
+            from the moment a frame can start (its release, or the previous frame's end if that
+            was later) to its class on the host.
+  report    reads those lines (files or stdin) and prints the table and the smallest slice whose
+            p99 is within both the deadline and the period (a slower model queues up frames).
 
-  python3 size_slice.py --model resnet18 --deadline-ms 5 --sms 8,16,24,32,48,64,all
+  SMSLICE_SMS=... python3 size_slice.py measure --model resnet18 >> rows.jsonl   # once per size
+  python3 size_slice.py report --deadline-ms 5 --period-ms 5 rows.jsonl
+
+Measure on the GPU model you deploy on, with nothing else running on it; slice sizes are
+multiples of the GPU's minimum partition (8 SMs on an H200).
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -22,36 +27,8 @@ import schedule
 import stats
 
 
-def options(argv):
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", required=True)
-    p.add_argument("--deadline-ms", type=float, required=True)
-    p.add_argument("--period-ms", type=float, default=5.0)
-    p.add_argument("--sms", default="8,16,24,32,48,64,all",
-                   help="SM counts to try; 'all' is the whole GPU without a green context")
-    p.add_argument("--frames", type=int, default=1000, help="frames per SM count")
-    p.add_argument("--warmup", type=int, default=50)
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--json", help="write the table here as well")
-    return p.parse_args(argv)
-
-
-def smallest_meeting(rows, limit_us):
-    """The smallest SM count whose p99 is within limit_us, or None."""
-    fits = [r["sms"] for r in rows
-            if r["sms"] != "all" and r["p99_us"] is not None and r["p99_us"] <= limit_us]
-    return min(fits) if fits else None
-
-
-def main(argv):
-    o = options(argv)
-    counts = [c.strip() for c in o.sms.split(",") if c.strip()]
-    for c in counts:
-        if c != "all" and not c.isdigit():
-            raise SystemExit("--sms takes numbers and 'all', got %r" % c)
+def measure(o):
     import torch
-    from torch.cuda import green_contexts
 
     import frames
     import models
@@ -62,54 +39,75 @@ def main(argv):
     model = models.build(o.model, o.seed).to(device)
     models.calibrate(model, prototypes.to(device, torch.float32))
     model = model.to(torch.float16)
+    classify = serve_model.graph_classifier(torch, model, pool, device)
     period_ns = int(o.period_ms * 1e6)
-    sm_total = torch.cuda.get_device_properties(device).multi_processor_count
-
-    def serve(n, stream=None):
-        # Captured on a stream of the green context, so the graph's kernels run there.
-        classify = serve_model.graph_classifier(torch, model, pool, device, stream)
-        latencies = []
-        first = schedule.latest_released(time.time_ns(), period_ns) + 2
-        for i in range(o.warmup + n):
-            start = schedule.release_ns(first + i, period_ns)
-            while time.time_ns() < start:
-                pass
-            start = max(start, time.time_ns())
-            classify(i % schedule.POOL)
-            if i >= o.warmup:
-                latencies.append(time.time_ns() - start)
-        return latencies
-
-    rows = []
-    for c in counts:
-        if c == "all":
-            latencies = serve(o.frames)
-        else:
-            ctx = green_contexts.GreenContext.create(int(c), 0)
-            # The method names changed across PyTorch releases.
-            enter = getattr(ctx, "set_context", None) or ctx.make_current
-            leave = getattr(ctx, "pop_context", None) or ctx.pop_current
-            enter()
-            try:
-                latencies = serve(o.frames, ctx.Stream())
-            finally:
-                leave()
-        row = {"sms": c if c == "all" else int(c)}
-        row.update(stats.summary_us(latencies))
-        rows.append(row)
-        print("%s: %s SMs p50 %.1f us, p99 %.1f us, max %.1f us"
-              % (o.model, c, row["p50_us"], row["p99_us"], row["max_us"]), flush=True)
-    best = smallest_meeting(rows, min(o.deadline_ms, o.period_ms) * 1000)
-    result = {"model": o.model, "gpu": torch.cuda.get_device_name(device), "gpu_sms": sm_total,
-              "deadline_ms": o.deadline_ms, "period_ms": o.period_ms, "frames": o.frames,
-              "rows": rows, "smallest_meeting_deadline": best}
-    print("%s: smallest slice with p99 within %.2f ms: %s"
-          % (o.model, o.deadline_ms, "%d SMs" % best if best else "none of those tried"),
-          flush=True)
-    if o.json:
-        with open(o.json, "w") as f:
-            json.dump(result, f, indent=2)
+    latencies = []
+    first = schedule.latest_released(time.time_ns(), period_ns) + 2
+    for i in range(o.warmup + o.frames):
+        start = schedule.release_ns(first + i, period_ns)
+        while time.time_ns() < start:
+            pass
+        start = max(start, time.time_ns())
+        classify(i % schedule.POOL)
+        if i >= o.warmup:
+            latencies.append(time.time_ns() - start)
+    sms = os.environ.get("SMSLICE_SMS", "all")
+    row = {"model": o.model, "sms": int(sms) if sms.isdigit() else sms,
+           "gpu": torch.cuda.get_device_name(device), "period_ms": o.period_ms}
+    row.update(stats.summary_us(latencies))
+    print(json.dumps(row), flush=True)
     return 0
+
+
+def smallest_meeting(rows, limit_us):
+    """The smallest SM count whose p99 is within limit_us, or None."""
+    fits = [r["sms"] for r in rows
+            if isinstance(r["sms"], int) and r["p99_us"] is not None and r["p99_us"] <= limit_us]
+    return min(fits) if fits else None
+
+
+def report(o):
+    rows = []
+    for name in o.rows or ["-"]:
+        f = sys.stdin if name == "-" else open(name)
+        rows += [json.loads(line) for line in f if line.strip().startswith("{")]
+    if not rows:
+        raise SystemExit("no measurements to report")
+    out = []
+    for model in sorted({r["model"] for r in rows}):
+        mine = sorted((r for r in rows if r["model"] == model),
+                      key=lambda r: (not isinstance(r["sms"], int), r["sms"]
+                                     if isinstance(r["sms"], int) else 0))
+        out.append("%s on %s, service time per frame (us):" % (model, mine[0]["gpu"]))
+        out.append("| SMs | p50 | p99 | max | frames |")
+        out.append("|---|---|---|---|---|")
+        for r in mine:
+            out.append("| %s | %s | %s | %s | %s |"
+                       % (r["sms"], r["p50_us"], r["p99_us"], r["max_us"], r["count"]))
+        best = smallest_meeting(mine, min(o.deadline_ms, o.period_ms) * 1000)
+        out.append("smallest slice with p99 within %.2f ms: %s" % (
+            min(o.deadline_ms, o.period_ms), "%d SMs" % best if best else "none of those measured"))
+        out.append("")
+    print("\n".join(out))
+    return 0
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="step", required=True)
+    m = sub.add_parser("measure", help="measure this process's slice")
+    m.add_argument("--model", required=True)
+    m.add_argument("--period-ms", type=float, default=5.0)
+    m.add_argument("--frames", type=int, default=1000)
+    m.add_argument("--warmup", type=int, default=50)
+    m.add_argument("--seed", type=int, default=7)
+    r = sub.add_parser("report", help="the table and the smallest slice that fits")
+    r.add_argument("--deadline-ms", type=float, required=True)
+    r.add_argument("--period-ms", type=float, default=5.0)
+    r.add_argument("rows", nargs="*", help="files of measure's JSON lines (default: stdin)")
+    o = p.parse_args(argv)
+    return measure(o) if o.step == "measure" else report(o)
 
 
 if __name__ == "__main__":

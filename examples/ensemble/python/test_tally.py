@@ -13,6 +13,7 @@ from pathlib import Path
 import channel
 import progress
 import schedule
+import size_slice
 import stats
 from tally import Tally
 
@@ -175,6 +176,15 @@ class ProgressTest(unittest.TestCase):
     def test_rate_counts_only_steps_inside_the_window(self):
         lines = ["%d 1" % t for t in (0, 5 * 10**8, 10**9, 15 * 10**8, 3 * 10**9)] + ["junk"]
         self.assertAlmostEqual(progress.rate_in_window(lines, 4 * 10**8, 24 * 10**8), 1.5)
+
+
+class SizeSliceTest(unittest.TestCase):
+    def test_the_smallest_slice_whose_p99_fits_is_chosen_and_the_whole_gpu_is_not_a_slice(self):
+        rows = [{"sms": 8, "p99_us": 5200.0}, {"sms": 24, "p99_us": 1500.0},
+                {"sms": 16, "p99_us": 4900.0}, {"sms": "all", "p99_us": 900.0}]
+        self.assertEqual(size_slice.smallest_meeting(rows, 5000), 16)
+        self.assertEqual(size_slice.smallest_meeting(rows, 2000), 24)
+        self.assertIsNone(size_slice.smallest_meeting(rows, 800))
 
 
 if __name__ == "__main__":
