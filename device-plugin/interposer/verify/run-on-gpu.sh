@@ -209,8 +209,8 @@ if sys.argv[4] != "-":
 if again:
     serve, start = again[0]
     print(f"- victim served again {serve - fault_at:.3f} s after the fault "
-          f"(its restarted process started {start - fault_at:.3f} s after the fault and took "
-          f"{serve - start:.3f} s to its first inference, most of it PyTorch start-up)")
+          f"(its restarted process, PyTorch imported, began serving {start - fault_at:.3f} s "
+          f"after the fault and took {serve - start:.3f} s to its first inference)")
 else:
     print("- victim did not serve again within the wait")
 PY
