@@ -11,10 +11,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Runs the PyTorch ensemble's own tests (examples/ensemble: the frame clock, the voter's tally,
- * the voter process over a Unix socket, the comparison's configurations and table) with the
- * machine's python3, so the build checks them. They need no torch and no GPU; without python3
- * they are skipped.
+ * Runs the PyTorch ensemble's own tests (examples/ensemble: the frame clock, the voter's tally, the
+ * voter process over a Unix socket, the comparison's configurations and table) with the machine's
+ * python3, so the build checks them. They need no torch and no GPU; without python3 they are
+ * skipped.
  */
 class PythonEnsembleTest {
   private static final Path ENSEMBLE =
