@@ -4,13 +4,13 @@ the smallest slice that meets the deadline. Two steps:
   measure   run inside a slice (a pod of a Compute claim, or any process with the interposer and a
             claim's environment): serves --frames frames alone, one per period, exactly as
             serve_model.py does (calibrated, CUDA graph), and prints one JSON line with the SMs of
-            its claim (SMSLICE_SMS, or "all" outside smslice) and the service time's p50/p99/max:
+            its slice (--sms, else SMSLICE_SMS, else "all") and the service time's p50/p99/max:
             from the moment a frame can start (its release, or the previous frame's end if that
             was later) to its class on the host.
   report    reads those lines (files or stdin) and prints the table and the smallest slice whose
             p99 is within both the deadline and the period (a slower model queues up frames).
 
-  SMSLICE_SMS=... python3 size_slice.py measure --model resnet18 >> rows.jsonl   # once per size
+  python3 size_slice.py measure --model resnet18 --sms 16 >> rows.jsonl   # once per slice size
   python3 size_slice.py report --deadline-ms 5 --period-ms 5 rows.jsonl
 
 Measure on the GPU model you deploy on, with nothing else running on it; slice sizes are
@@ -51,7 +51,7 @@ def measure(o):
         classify(i % schedule.POOL)
         if i >= o.warmup:
             latencies.append(time.time_ns() - start)
-    sms = os.environ.get("SMSLICE_SMS", "all")
+    sms = o.sms or os.environ.get("SMSLICE_SMS", "all")
     row = {"model": o.model, "sms": int(sms) if sms.isdigit() else sms,
            "gpu": torch.cuda.get_device_name(device), "period_ms": o.period_ms}
     row.update(stats.summary_us(latencies))
@@ -102,6 +102,7 @@ def main(argv):
     m.add_argument("--frames", type=int, default=1000)
     m.add_argument("--warmup", type=int, default=50)
     m.add_argument("--seed", type=int, default=7)
+    m.add_argument("--sms", help="the SMs of the claim this runs in (a label for the report)")
     r = sub.add_parser("report", help="the table and the smallest slice that fits")
     r.add_argument("--deadline-ms", type=float, required=True)
     r.add_argument("--period-ms", type=float, default=5.0)
