@@ -111,11 +111,21 @@ class TenantProtocolTest {
     Stream second = client.createStream();
     Event event = client.createEvent();
     Buffer buffer = client.allocate(4);
-    client.write(stream, buffer, 0, ints(5));
+    Kernel fill = client.kernel(module, "fill_u32");
+    // Queued on the first stream and not waited for: only the event orders it before the read.
+    client.launch(fill, stream, 1, 1, Arg.buffer(buffer), Arg.i32(5), Arg.i32(1));
     client.record(event, stream);
     client.waitFor(second, event);
+    MemorySegment out = Arena.ofAuto().allocate(4);
+    client.read(second, buffer, 0, out);
+    assertThat(out.get(ValueLayout.JAVA_INT, 0)).isEqualTo(5);
+
+    client.launch(fill, stream, 1, 1, Arg.buffer(buffer), Arg.i32(6), Arg.i32(1));
+    client.record(event, stream);
     client.synchronize(event);
+    client.copyToStaging(second, buffer, 0, 0, 4);
     client.synchronize(second);
+    assertThat(client.staging().get(ValueLayout.JAVA_INT, 0)).isEqualTo(6);
     client.destroy(event);
     client.destroy(second);
     assertThatThrownBy(() -> client.destroy(second))
