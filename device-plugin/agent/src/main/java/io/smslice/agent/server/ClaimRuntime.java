@@ -217,10 +217,11 @@ public final class ClaimRuntime implements AutoCloseable {
   /**
    * An Error escaped a request or record of {@code session}. A {@link VirtualMachineError} (out of
    * memory, stack overflow) may have left the claim's state half changed: the claim stops serving
-   * for good and every session is told why. Any other Error fails only the request. Returns the
+   * for good and every session is told why ({@code answering}, whose request hit it, keeps its
+   * connection until it has read the answer). Any other Error fails only the request. Returns the
    * message for the request that hit it.
    */
-  String internalError(String what, Throwable error) {
+  String internalError(Session answering, String what, Throwable error) {
     LOG.log(
         System.Logger.Level.ERROR,
         "claim " + name + ": internal error while serving " + what,
@@ -231,14 +232,20 @@ public final class ClaimRuntime implements AutoCloseable {
     if (failure == null) {
       failure = what + " hit " + error;
       serving = false;
+      String message =
+          "the claim failed inside the agent ("
+              + failure
+              + "); it serves again when the agent restarts or the claim is bound anew";
       for (Session session : sessions) {
-        endQuietly(
-            session,
-            Status.UNAVAILABLE,
-            "the claim failed inside the agent ("
-                + failure
-                + "); it serves again when the agent restarts or the claim is bound anew",
-            true);
+        try {
+          if (session == answering) {
+            session.endKeepingConnection(Status.UNAVAILABLE, message, true);
+          } else {
+            session.end(Status.UNAVAILABLE, message, true);
+          }
+        } catch (Throwable t) {
+          LOG.log(System.Logger.Level.WARNING, "claim {0}: ending a session: {1}", name, t);
+        }
       }
       sessions.clear();
       sessionCount = 0;
@@ -308,7 +315,10 @@ public final class ClaimRuntime implements AutoCloseable {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
     tasks.add(
         () -> {
-          if (!sessions.contains(session)) {
+          if (failure != null) {
+            reply.complete(
+                Reply.error(Status.UNAVAILABLE, "the claim failed inside the agent: " + failure));
+          } else if (!sessions.contains(session)) {
             reply.complete(Reply.error(Status.DEVICE_LOST, "session ended; reconnect"));
           } else {
             session.controls.add(
@@ -436,7 +446,7 @@ public final class ClaimRuntime implements AutoCloseable {
         }
       } catch (Throwable t) {
         // Requests and records catch their own errors; this is the executor's own last resort.
-        internalError("the claim's executor", t);
+        internalError(null, "the claim's executor", t);
         worked = true;
       }
       if (worked) {

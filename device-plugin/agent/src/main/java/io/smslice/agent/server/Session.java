@@ -112,7 +112,7 @@ final class Session {
         memory.fail(seq, Status.BAD_REQUEST, "malformed record: " + e.getMessage());
       } catch (Error e) {
         memory.fail(seq, Status.UNAVAILABLE, "internal error of the agent: " + e);
-        runtime.internalError("ring record " + seq, e);
+        runtime.internalError(null, "ring record " + seq, e);
         if (!runtime.serving()) {
           return done + 1; // the session has ended with the claim
         }
@@ -277,6 +277,15 @@ final class Session {
    * else just forgets them: a reset GPU has dropped them) and disconnects it.
    */
   void end(Status why, String message, boolean gpuUsable) {
+    endKeepingConnection(why, message, gpuUsable);
+    disconnect.run();
+  }
+
+  /**
+   * Ends the session but leaves its connection open, for a session whose request is being answered:
+   * the tenant reads the answer, and its next request learns that the session has ended.
+   */
+  void endKeepingConnection(Status why, String message, boolean gpuUsable) {
     refuseControls(why, message);
     memory.fail(consumed, why, message);
     memory.counters.putInt(SharedLayout.SESSION_STATE, why.code);
@@ -284,7 +293,6 @@ final class Session {
       freeOnGpu();
     }
     forget();
-    disconnect.run();
   }
 
   private void freeOnGpu() {

@@ -73,7 +73,8 @@ final class SessionTurns {
     } catch (RuntimeException e) {
       reply.complete(Reply.error(Status.BAD_REQUEST, "malformed " + op + " request: " + e));
     } catch (Error e) {
-      reply.complete(Reply.error(Status.UNAVAILABLE, runtime.internalError(op + " request", e)));
+      reply.complete(
+          Reply.error(Status.UNAVAILABLE, runtime.internalError(session, op + " request", e)));
     } finally {
       answering = null;
     }
