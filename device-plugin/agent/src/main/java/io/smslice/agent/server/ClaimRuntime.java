@@ -195,7 +195,8 @@ public final class ClaimRuntime implements AutoCloseable {
     memoryUsed.addAndGet(-bytes);
   }
 
-  boolean stopping() {
+  /** True once the claim is being released: it takes no more work. */
+  public boolean released() {
     return tasks.stopping();
   }
 

@@ -32,7 +32,7 @@ final class SessionTurns {
     int count = sessions.size();
     int first = nextTurn++;
     for (int k = 0;
-        k < count && k < sessions.size() && runtime.serving() && !runtime.stopping();
+        k < count && k < sessions.size() && runtime.serving() && !runtime.released();
         k++) {
       Session session = sessions.get(Math.floorMod(first + k, sessions.size()));
       PendingControl head = session.controls.peek();
