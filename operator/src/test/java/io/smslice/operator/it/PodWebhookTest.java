@@ -7,11 +7,9 @@ import static io.smslice.operator.it.Cluster.claim;
 import static io.smslice.operator.it.Cluster.h200;
 import static io.smslice.operator.it.Cluster.sliceNode;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -20,84 +18,20 @@ import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.operator.pods.SlicePods;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The webhook and the smslice-scheduler against the CRUD mock API server. */
+/** The pod admission webhook against the CRUD mock API server. */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true, setup = MockCluster.class)
-class PodSchedulingTest {
+class PodWebhookTest {
   @Inject KubernetesClient client;
 
-  private static Pod pod(String name, String claim, Integer sms) {
-    var builder =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(NS)
-            .withUid("uid-" + name)
-            .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, claim)
-            .addToLabels(SlicePods.MANAGED_LABEL, "true")
-            .endMetadata()
-            .withNewSpec()
-            .withSchedulerName(SlicePods.SCHEDULER_NAME)
-            .addNewContainer()
-            .withName("main")
-            .withImage("busybox")
-            .endContainer()
-            .endSpec();
-    Pod p = builder.build();
-    if (sms != null) {
-      var q = Map.of(SlicePods.SM_RESOURCE, new Quantity(sms.toString()));
-      p.getSpec()
-          .getContainers()
-          .getFirst()
-          .setResources(
-              new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
-                  .withRequests(q)
-                  .withLimits(q)
-                  .build());
-    }
-    return p;
-  }
-
-  private boolean hasEvent(String object, String reason) {
-    return client.v1().events().inNamespace(NS).list().getItems().stream()
-        .anyMatch(
-            e -> e.getInvolvedObject().getName().equals(object) && e.getReason().equals(reason));
-  }
-
   @Test
-  void boundClaimsPodIsBoundToTheClaimsNode() {
-    sliceNode(client, "pod-1", Instant.now(), h200("GPU-pod-1", 0, "P-pod"));
-    client.resource(claim("sched-claim", 16, "P-pod")).create();
-    awaitPhase(client, "sched-claim", Phase.Bound);
-    client.resource(pod("sched-pod", "sched-claim", 16)).create();
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> MockCluster.BINDINGS.stream().anyMatch(b -> b.contains("\"pod-1\"")));
-    String body = MockCluster.BINDINGS.getFirst();
-    assertThat(body).contains("\"kind\":\"Binding\"").contains("\"name\":\"sched-pod\"");
-    await().atMost(Duration.ofSeconds(10)).until(() -> hasEvent("sched-pod", "Scheduled"));
-  }
-
-  @Test
-  void podOfAMissingOrFailedClaimWaitsWithAReason() {
-    client.resource(pod("orphan", "no-such-claim", null)).create();
-    await().atMost(Duration.ofSeconds(20)).until(() -> hasEvent("orphan", "ClaimNotFound"));
-
-    client.resource(claim("too-big", 900, "P-pod")).create();
-    awaitPhase(client, "too-big", Phase.Failed);
-    client.resource(pod("doomed", "too-big", null)).create();
-    await().atMost(Duration.ofSeconds(20)).until(() -> hasEvent("doomed", "ClaimFailed"));
-  }
-
-  @Test
-  void webhookSetsSchedulerAndTheBoundResource() {
+  void webhookSetsTheGateAndTheBoundResource() {
     sliceNode(client, "hook-1", Instant.now(), h200("GPU-hook-1", 0, "P-hook"));
     client.resource(claim("hook-claim", 20, "P-hook")).create();
     awaitPhase(client, "hook-claim", Phase.Bound);
@@ -117,7 +51,7 @@ class PodSchedulingTest {
             .build();
     List<Map<String, Object>> patch = review(plain);
     assertThat(patch)
-        .contains(op("/spec/schedulerName", SlicePods.SCHEDULER_NAME))
+        .contains(op("/spec/schedulingGates", List.of(Map.of("name", SlicePods.GATE))))
         .contains(op("/metadata/labels", Map.of(SlicePods.MANAGED_LABEL, "true")))
         .contains(
             op(
@@ -128,7 +62,7 @@ class PodSchedulingTest {
   }
 
   @Test
-  void webhookLeavesOtherPodsAloneAndWarnsForMissingClaims() {
+  void webhookLeavesOtherPodsAloneAndGatesPodsOfMissingClaims() {
     Pod other =
         new PodBuilder()
             .withNewMetadata()
@@ -153,7 +87,96 @@ class PodSchedulingTest {
             .build();
     Map<String, Object> warned = respond(lost);
     assertThat(warned.get("warnings").toString()).contains("does not exist");
-    assertThat(decode(warned)).contains(op("/spec/schedulerName", SlicePods.SCHEDULER_NAME));
+    assertThat(decode(warned))
+        .contains(op("/spec/schedulingGates", List.of(Map.of("name", SlicePods.GATE))));
+  }
+
+  /** Issue 12.3: a claim created with its pods; the webhook answers at once, resource included. */
+  @Test
+  void podOfAClaimNotBoundYetIsGatedWithTheResourceWithoutWaiting() {
+    client.resource(claim("fresh-claim", 24, "P-nowhere")).create();
+    long start = System.nanoTime();
+    List<Map<String, Object>> patch = review(plain("early", "fresh-claim"));
+    long tookMs = (System.nanoTime() - start) / 1_000_000;
+    assertThat(tookMs).as("the webhook must not wait for the claim").isLessThan(1000);
+    assertThat(patch)
+        .contains(op("/spec/schedulingGates", List.of(Map.of("name", SlicePods.GATE))))
+        .contains(
+            op(
+                "/spec/containers/0/resources",
+                Map.of(
+                    "requests", Map.of(SlicePods.SM_RESOURCE, "24"),
+                    "limits", Map.of(SlicePods.SM_RESOURCE, "24"))));
+  }
+
+  /** Issue 12.4: the slice goes to the container the pod names, never blindly to the first. */
+  @Test
+  void theNamedContainerGetsTheSliceAndBadAnnotationsAreDenied() {
+    client.resource(claim("side-claim", 16, "P-nowhere")).create();
+    Pod withSidecar =
+        new PodBuilder(plain("sidecar-first", "side-claim"))
+            .editSpec()
+            .withContainers(
+                new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                    .withName("proxy")
+                    .withImage("envoy")
+                    .build(),
+                new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                    .withName("model")
+                    .withImage("torch")
+                    .build())
+            .endSpec()
+            .editMetadata()
+            .addToAnnotations(SlicePods.CONTAINER_ANNOTATION, "model")
+            .endMetadata()
+            .build();
+    var sm = Map.of(SlicePods.SM_RESOURCE, "16");
+    assertThat(review(withSidecar))
+        .contains(op("/spec/containers/1/resources", Map.of("requests", sm, "limits", sm)));
+
+    Pod kubectlDefault =
+        new PodBuilder(withSidecar)
+            .editMetadata()
+            .removeFromAnnotations(SlicePods.CONTAINER_ANNOTATION)
+            .addToAnnotations(SlicePods.DEFAULT_CONTAINER_ANNOTATION, "model")
+            .endMetadata()
+            .build();
+    assertThat(review(kubectlDefault))
+        .contains(op("/spec/containers/1/resources", Map.of("requests", sm, "limits", sm)));
+
+    Pod typo =
+        new PodBuilder(withSidecar)
+            .editMetadata()
+            .addToAnnotations(SlicePods.CONTAINER_ANNOTATION, "modle")
+            .endMetadata()
+            .build();
+    Map<String, Object> denied = respond(typo);
+    assertThat(denied.get("allowed")).isEqualTo(false);
+    assertThat(denied.get("status").toString()).contains("'modle'").contains("[proxy, model]");
+
+    for (String bad : List.of("", " side-claim", "Side_Claim", "a/b")) {
+      Map<String, Object> refused = respond(plain("bad", bad));
+      assertThat(refused.get("allowed")).as("claim name '%s'", bad).isEqualTo(false);
+      assertThat(refused.get("status").toString())
+          .contains(SmsliceApi.CLAIM_ANNOTATION)
+          .contains("SliceClaim");
+    }
+  }
+
+  private static Pod plain(String name, String claim) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NS)
+        .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, claim)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
+        .build();
   }
 
   private static Map<String, Object> op(String path, Object value) {
