@@ -77,25 +77,25 @@ class DefaultInstallTest {
   }
 
   @Test
-  void operatorMountsTheWebhookSecretThatTheChartGenerated() {
+  void operatorMountsTheWebhookSecretThatCertManagerIssues() {
     Deployment deployment = chart.named(Deployment.class, "smslice-operator");
-    Secret secret = chart.one(Secret.class);
-
-    assertThat(secret.getType()).isEqualTo("kubernetes.io/tls");
-    assertThat(secret.getData()).containsKeys("ca.crt", "tls.crt", "tls.key");
+    var certificate = chart.generic("cert-manager.io/v1", "Certificate");
+    assertThat(chart.objects()).noneMatch(o -> o instanceof Secret);
+    assertThat(certificate)
+        .anySatisfy(
+            c ->
+                assertThat(
+                        ((java.util.Map<?, ?>) c.getAdditionalProperties().get("spec"))
+                            .get("secretName"))
+                    .isEqualTo("smslice-webhook-tls"));
     assertThat(deployment.getSpec().getTemplate().getSpec().getVolumes())
         .anySatisfy(
-            v ->
-                assertThat(v.getSecret().getSecretName())
-                    .isEqualTo(secret.getMetadata().getName()));
-    assertThat(deployment.getSpec().getTemplate().getMetadata().getAnnotations())
-        .containsKey("checksum/webhook-tls");
+            v -> assertThat(v.getSecret().getSecretName()).isEqualTo("smslice-webhook-tls"));
   }
 
   @Test
   void installsNoMonitoringObjectsUnlessAsked() {
     assertThat(chart.generic("monitoring.coreos.com/v1", "ServiceMonitor")).isEmpty();
-    assertThat(chart.generic("cert-manager.io/v1", "Certificate")).isEmpty();
   }
 
   @Test

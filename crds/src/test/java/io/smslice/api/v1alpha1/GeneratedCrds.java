@@ -6,6 +6,7 @@ import io.fabric8.crdv2.generator.CRDPostProcessor;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionSpec;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import java.io.IOException;
@@ -38,7 +39,7 @@ final class GeneratedCrds {
               new CRDPostProcessor() {
                 @Override
                 public HasMetadata process(HasMetadata crd, String crdVersion) {
-                  return withoutEmptySpec(columnsInDeclaredOrder(crd));
+                  return conditionsKeyedByType(withoutEmptySpec(columnsInDeclaredOrder(crd)));
                 }
               })
           .generate();
@@ -63,6 +64,42 @@ final class GeneratedCrds {
           .sort(Comparator.comparingInt(column -> declared.indexOf(column.getName())));
     }
     return crd;
+  }
+
+  /**
+   * A list of conditions holds one per type, and is merged by type (as metav1.Condition lists are):
+   * x-kubernetes-list-type map with key type. The generator has no annotation for it.
+   */
+  private static HasMetadata conditionsKeyedByType(HasMetadata crd) {
+    for (var version : ((CustomResourceDefinition) crd).getSpec().getVersions()) {
+      keyConditions(version.getSchema().getOpenAPIV3Schema());
+    }
+    return crd;
+  }
+
+  private static void keyConditions(JSONSchemaProps schema) {
+    if (schema == null) {
+      return;
+    }
+    if (schema.getProperties() != null) {
+      schema
+          .getProperties()
+          .forEach(
+              (name, property) -> {
+                var items = property.getItems() == null ? null : property.getItems().getSchema();
+                if (name.equals("conditions")
+                    && items != null
+                    && items.getProperties() != null
+                    && items.getProperties().containsKey("type")) {
+                  property.setXKubernetesListType("map");
+                  property.setXKubernetesListMapKeys(List.of("type"));
+                }
+                keyConditions(property);
+              });
+    }
+    if (schema.getItems() != null) {
+      keyConditions(schema.getItems().getSchema());
+    }
   }
 
   /** A SliceNode carries only status; its Void spec would otherwise appear as an empty object. */

@@ -106,6 +106,7 @@ public class SliceAllocator {
       if (before.isEmpty()) {
         removeFromLedger(key);
         engine.release(key);
+        retryWaiting(key);
       } else {
         record(key, ClaimRequests.from(claim), before.get(), List.of(), true);
       }
@@ -124,6 +125,10 @@ public class SliceAllocator {
     }
     if (LedgerLoad.boundBinding(claim) != null && !lostSlices.containsKey(key)) {
       throw new LedgerConflict(key + " was bound by another writer");
+    }
+    String badLabels = NodeLabelSyntax.invalid(request.nodeLabels());
+    if (badLabels != null) {
+      return Outcome.unplaced(Phase.Failed, "InvalidClaim", badLabels);
     }
     Decision decision = engine.place(request);
     String lostBecause = lostSlices.get(key);

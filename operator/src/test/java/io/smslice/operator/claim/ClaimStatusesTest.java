@@ -60,7 +60,9 @@ class ClaimStatusesTest {
     var again =
         ClaimStatuses.next(
             later, Outcome.bound(P16, "Placed", "here"), Optional.empty(), t1.plusSeconds(60));
-    assertThat(again.getConditions()).extracting(Condition::getType).containsExactly("Placed", "Ready");
+    assertThat(again.getConditions())
+        .extracting(Condition::getType)
+        .containsExactly("Placed", "Ready");
     assertThat(again.getConditions().getFirst().getLastTransitionTime()).isEqualTo(t1.toString());
     assertThat(again.getConditions().getFirst().getObservedGeneration()).isEqualTo(2L);
     assertThat(again.getObservedGeneration()).isEqualTo(2L);
@@ -121,8 +123,11 @@ class ClaimStatusesTest {
     c.setStatus(ClaimStatuses.next(c, bound, Optional.of(served(true, null)), t1));
     assertThat(ready(c.getStatus()).getStatus()).isEqualTo("True");
     assertThat(ready(c.getStatus()).getLastTransitionTime()).isEqualTo(t1.toString());
-    var unchanged = ClaimStatuses.next(c, bound, Optional.of(served(true, null)), t1.plusSeconds(9));
-    assertThat(ClaimStatuses.same(unchanged, c.getStatus())).as("no write when nothing changed").isTrue();
+    var unchanged =
+        ClaimStatuses.next(c, bound, Optional.of(served(true, null)), t1.plusSeconds(9));
+    assertThat(ClaimStatuses.same(unchanged, c.getStatus()))
+        .as("no write when nothing changed")
+        .isTrue();
 
     Instant t2 = t1.plusSeconds(5);
     c.setStatus(
