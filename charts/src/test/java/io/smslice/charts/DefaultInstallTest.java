@@ -50,13 +50,19 @@ class DefaultInstallTest {
     assertThat(env(deployment.getSpec().getTemplate().getSpec(), "SMSLICE_LEASE_NAME"))
         .isEqualTo("smslice-operator-leader");
     assertThat(leases.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
+    // The Lease, and the per-node allocation ledgers: namespaced, nothing cluster-wide.
     assertThat(leases.getRules())
-        .singleElement()
-        .satisfies(
+        .anySatisfy(
             rule -> {
               assertThat(rule.getApiGroups()).containsExactly("coordination.k8s.io");
               assertThat(rule.getResources()).containsExactly("leases");
-            });
+            })
+        .anySatisfy(
+            rule -> {
+              assertThat(rule.getApiGroups()).containsExactly("");
+              assertThat(rule.getResources()).containsExactly("configmaps");
+            })
+        .hasSize(2);
     assertThat(
             chart.named(PodDisruptionBudget.class, "smslice-operator").getSpec().getMinAvailable())
         .hasFieldOrPropertyWithValue("intVal", 1);

@@ -28,7 +28,7 @@ class WebhookTest {
   void theDefaultRenderIsTheSameEveryTime() {
     String first = Chart.template(java.util.Map.of());
     assertThat(Chart.template(java.util.Map.of())).isEqualTo(first);
-    assertThat(first).doesNotContain("tls.key").doesNotContain("caBundle");
+    assertThat(first).doesNotContain("kind: Secret").doesNotContain("caBundle:");
   }
 
   @Test
@@ -145,7 +145,7 @@ class WebhookTest {
     RenderedChart chart =
         Chart.render(
             Map.of(
-                "webhook.certificate.generate", "false",
+                "certManager.enabled", "false",
                 "webhook.certificate.existingSecret", "my-webhook-tls",
                 "webhook.certificate.caBundle", "Q0EgUEVN"));
 

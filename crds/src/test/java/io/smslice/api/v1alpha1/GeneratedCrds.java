@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionSpec;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimTemplate;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,7 +21,10 @@ import java.util.List;
 /** The CRD YAML files generated from the API types, and their checked-in copies under crds/. */
 final class GeneratedCrds {
   static final List<String> FILES =
-      List.of("sliceclaims.smslice.io-v1.yml", "slicenodes.smslice.io-v1.yml");
+      List.of(
+          "sliceclaims.smslice.io-v1.yml",
+          "sliceclaimtemplates.smslice.io-v1.yml",
+          "slicenodes.smslice.io-v1.yml");
 
   /** The module directory: surefire runs tests there. */
   static final Path CHECKED_IN = Path.of("").toAbsolutePath();
@@ -34,7 +38,7 @@ final class GeneratedCrds {
       new CRDGenerator()
           .inOutputDir(dir.toFile())
           .forCRDVersions("v1")
-          .customResourceClasses(SliceClaim.class, SliceNode.class)
+          .customResourceClasses(SliceClaim.class, SliceClaimTemplate.class, SliceNode.class)
           .withPostProcessor(
               new CRDPostProcessor() {
                 @Override
@@ -53,7 +57,11 @@ final class GeneratedCrds {
   private static HasMetadata columnsInDeclaredOrder(HasMetadata crd) {
     CustomResourceDefinitionSpec spec = ((CustomResourceDefinition) crd).getSpec();
     Class<?> type =
-        spec.getNames().getKind().equals("SliceClaim") ? SliceClaim.class : SliceNode.class;
+        switch (spec.getNames().getKind()) {
+          case "SliceClaim" -> SliceClaim.class;
+          case "SliceClaimTemplate" -> SliceClaimTemplate.class;
+          default -> SliceNode.class;
+        };
     List<String> declared =
         Arrays.stream(type.getAnnotationsByType(AdditionalPrinterColumn.class))
             .map(AdditionalPrinterColumn::name)
@@ -102,12 +110,19 @@ final class GeneratedCrds {
     }
   }
 
-  /** A SliceNode carries only status; its Void spec would otherwise appear as an empty object. */
+  /**
+   * A SliceNode carries only status, a SliceClaimTemplate only spec: a Void one would otherwise
+   * appear as an empty object.
+   */
   private static HasMetadata withoutEmptySpec(HasMetadata crd) {
     for (var version : ((CustomResourceDefinition) crd).getSpec().getVersions()) {
       var properties = version.getSchema().getOpenAPIV3Schema().getProperties();
       if (properties.get("spec").getProperties().isEmpty()) {
         properties.remove("spec");
+      }
+      var status = properties.get("status");
+      if (status != null && (status.getProperties() == null || status.getProperties().isEmpty())) {
+        properties.remove("status"); // a SliceClaimTemplate has none
       }
     }
     return crd;

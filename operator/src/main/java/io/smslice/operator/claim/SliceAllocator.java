@@ -196,10 +196,19 @@ public class SliceAllocator {
       return;
     }
     refreshInventory();
-    java.util.Set<String> existing =
+    java.util.Set<String> cached =
         view.claims().map(ClaimRequests::key).collect(java.util.stream.Collectors.toSet());
+    List<String> missing = engine.claims().stream().filter(k -> !cached.contains(k)).toList();
+    if (missing.isEmpty()) {
+      return;
+    }
+    // The cache may not show a claim created a moment ago: only the API's answer frees a slice.
+    java.util.Set<String> existing =
+        view.listClaims().stream()
+            .map(ClaimRequests::key)
+            .collect(java.util.stream.Collectors.toSet());
     boolean freed = false;
-    for (String key : engine.claims()) {
+    for (String key : missing) {
       if (!existing.contains(key)) {
         removeFromLedger(key);
         engine.release(key);

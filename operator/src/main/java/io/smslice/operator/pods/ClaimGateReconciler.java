@@ -41,6 +41,7 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
 
   private final KubernetesClient client;
   private final EventRecorder events;
+  private final PerPodClaims perPodClaims;
   private InformerEventSource<SliceClaim, Pod> claims;
   private InformerEventSource<SliceNode, Pod> sliceNodes;
 
@@ -48,6 +49,7 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
   public ClaimGateReconciler(KubernetesClient client, Clock clock) {
     this.client = client;
     this.events = new EventRecorder(client, clock);
+    this.perPodClaims = new PerPodClaims(client);
   }
 
   @Override
@@ -90,10 +92,18 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
    */
   @Override
   public synchronized UpdateControl<Pod> reconcile(Pod pod, Context<Pod> ctx) {
+    if (!NodePin.gated(pod.getSpec()) || pod.getMetadata().getDeletionTimestamp() != null) {
+      return UpdateControl.noUpdate();
+    }
     var claimName = SlicePods.claimName(pod);
-    if (!NodePin.gated(pod.getSpec())
-        || pod.getMetadata().getDeletionTimestamp() != null
-        || claimName.isEmpty()) {
+    String template = annotation(pod, SlicePods.TEMPLATE_ANNOTATION);
+    if (claimName.isEmpty() && template != null) {
+      perPodClaims
+          .ensure(pod, template)
+          .ifPresent(w -> events.warning(pod, w.reason(), w.message()));
+      return UpdateControl.noUpdate(); // the annotation's change brings the pod back
+    }
+    if (claimName.isEmpty()) {
       return UpdateControl.noUpdate();
     }
     String ns = pod.getMetadata().getNamespace();
@@ -116,7 +126,9 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
                   + holder.get().getMetadata().getName()
                   + "; a claim serves one pod at a time, so this pod waits until that one"
                   + " finishes or is deleted. Pods of a Deployment, StatefulSet or Job need one"
-                  + " claim each: give each its own claim (docs/operator.md, 'One claim per pod')");
+                  + " claim each: name a SliceClaimTemplate with the annotation "
+                  + SlicePods.TEMPLATE_ANNOTATION
+                  + " instead (docs/operator.md, 'One claim per pod')");
           return UpdateControl.<Pod>noUpdate().rescheduleAfter(HOLDER_RECHECK);
         }
         client
@@ -157,16 +169,16 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
         .getItems()
         .stream()
         .filter(p -> !p.getMetadata().getUid().equals(self.getMetadata().getUid()))
-        .filter(p -> claimName.equals(annotation(p)))
+        .filter(p -> claimName.equals(annotation(p, SmsliceApi.CLAIM_ANNOTATION)))
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
         .filter(p -> !NodePin.gated(p.getSpec()))
         .filter(p -> !finished(p))
         .findFirst();
   }
 
-  private static String annotation(Pod p) {
+  private static String annotation(Pod p, String key) {
     var a = p.getMetadata().getAnnotations();
-    return a == null ? null : a.get(SmsliceApi.CLAIM_ANNOTATION);
+    return a == null ? null : a.get(key);
   }
 
   private static boolean finished(Pod p) {

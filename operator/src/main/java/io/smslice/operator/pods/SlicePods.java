@@ -20,6 +20,9 @@ public final class SlicePods {
   /** Set by the webhook so that the operator watches only these pods. */
   public static final String MANAGED_LABEL = SmsliceApi.GROUP + "/claim-pod";
 
+  /** Pod annotation naming a SliceClaimTemplate: the pod gets its own claim made from it. */
+  public static final String TEMPLATE_ANNOTATION = SmsliceApi.GROUP + "/claim-template";
+
   /** Pod annotation naming the container that gets the slice (default: see {@link #target}). */
   public static final String CONTAINER_ANNOTATION = SmsliceApi.GROUP + "/container";
 

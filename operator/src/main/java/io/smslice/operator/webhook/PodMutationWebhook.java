@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimTemplate;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.operator.config.OperatorConfig;
 import io.smslice.operator.pods.SlicePods;
@@ -22,6 +23,8 @@ import jakarta.ws.rs.core.MediaType;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Mutating admission webhook for pods: a pod annotated {@code smslice.io/claim} is held behind a
@@ -70,20 +73,34 @@ public class PodMutationWebhook {
     response.setAllowed(true);
     var annotations = pod == null ? null : pod.getMetadata().getAnnotations();
     String claimName = annotations == null ? null : annotations.get(SmsliceApi.CLAIM_ANNOTATION);
-    if (claimName == null) {
+    String template = annotations == null ? null : annotations.get(SlicePods.TEMPLATE_ANNOTATION);
+    if (claimName == null && template == null) {
       return response;
     }
-    String invalid = SlicePods.invalidClaimName(claimName);
+    if (claimName != null && template != null) {
+      return deny(
+          response,
+          "the pod names both a SliceClaim ("
+              + SmsliceApi.CLAIM_ANNOTATION
+              + ") and a SliceClaimTemplate ("
+              + SlicePods.TEMPLATE_ANNOTATION
+              + "): name one");
+    }
+    String key = claimName != null ? SmsliceApi.CLAIM_ANNOTATION : SlicePods.TEMPLATE_ANNOTATION;
+    String name = claimName != null ? claimName : template;
+    String invalid = SlicePods.invalidClaimName(name);
     if (invalid != null) {
       return deny(
           response,
           "annotation "
-              + SmsliceApi.CLAIM_ANNOTATION
+              + key
               + " '"
-              + claimName
+              + name
               + "' "
               + invalid
-              + ": write the name of a SliceClaim in the pod's namespace");
+              + ": write the name of a "
+              + (claimName != null ? "SliceClaim" : "SliceClaimTemplate")
+              + " in the pod's namespace");
     }
     if (pod.getSpec().getContainers().isEmpty()) {
       return deny(response, "the pod has no containers to give the slice to");
@@ -98,29 +115,38 @@ public class PodMutationWebhook {
         pod.getMetadata().getNamespace() != null
             ? pod.getMetadata().getNamespace()
             : requestNamespace;
-    SliceClaim claim = client.resources(SliceClaim.class).inNamespace(ns).withName(claimName).get();
-    SliceNode node = null;
-    if (PodPatches.isBound(claim)) {
-      node =
-          client
-              .resources(SliceNode.class)
-              .withName(claim.getStatus().getBinding().getNode())
-              .get();
+    Optional<Map.Entry<String, Integer>> resource;
+    if (claimName != null) {
+      SliceClaim claim =
+          client.resources(SliceClaim.class).inNamespace(ns).withName(claimName).get();
+      SliceNode node = null;
+      if (PodPatches.isBound(claim)) {
+        node =
+            client
+                .resources(SliceNode.class)
+                .withName(claim.getStatus().getBinding().getNode())
+                .get();
+      }
+      resource = PodPatches.resource(claim, node);
+    } else {
+      SliceClaimTemplate t =
+          client.resources(SliceClaimTemplate.class).inNamespace(ns).withName(template).get();
+      resource =
+          t == null || t.getSpec() == null
+              ? Optional.empty()
+              : SlicePods.resourceBeforeBinding(t.getSpec().getSpec());
     }
-    var resource = PodPatches.resource(claim, node);
     if (resource.isEmpty()) {
       response.setWarnings(
           List.of(
-              "SliceClaim "
+              (claimName != null ? "SliceClaim " : "SliceClaimTemplate ")
                   + ns
                   + "/"
-                  + claimName
-                  + (claim == null
-                      ? " does not exist yet"
-                      : " is not Bound and its isolation does not fix the resource yet")
-                  + ": the pod waits behind its scheduling gate without a smslice resource; once"
-                  + " the claim is Bound the operator deletes it if a controller owns it (so it is"
-                  + " made again with the resource), else create it again yourself"));
+                  + name
+                  + " does not exist yet or its isolation does not fix the resource yet: the pod"
+                  + " waits behind its scheduling gate without a smslice resource; once its claim"
+                  + " is Bound the operator deletes it if a controller owns it (so it is made again"
+                  + " with the resource), else create it again yourself"));
     }
     var serialization = client.getKubernetesSerialization();
     String patch = serialization.asJson(PodPatches.forPod(pod, resource, container));

@@ -159,4 +159,48 @@ class ClaimGateTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> pod("re-pod") == null);
     await().atMost(Duration.ofSeconds(10)).until(() -> hasEvent("re-claim", "PodRecreated"));
   }
+
+  /** Issue 12.2: each pod of a replicated workload gets its own claim from a template. */
+  @Test
+  void aPodNamingAClaimTemplateGetsItsOwnClaimOwnedByThePod() {
+    sliceNode(client, "tpl-1", Instant.now(), h200("GPU-tpl-1", 0, "P-tpl"));
+    var template = new io.smslice.api.v1alpha1.claim.SliceClaimTemplate();
+    template.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName("per-pod")
+            .withNamespace(NS)
+            .build());
+    template.setSpec(new io.smslice.api.v1alpha1.claim.SliceClaimTemplateSpec());
+    template.getSpec().setSpec(claim("unused", 16, "P-tpl").getSpec());
+    client.resource(template).create();
+    for (String name : java.util.List.of("rep-a", "rep-b")) {
+      Pod p =
+          new PodBuilder(gated(name, "unused", 16))
+              .editMetadata()
+              .withAnnotations(Map.of(SlicePods.TEMPLATE_ANNOTATION, "per-pod"))
+              .withUid("uid-" + name)
+              .endMetadata()
+              .build();
+      client.resource(p).create();
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> released("rep-a") && released("rep-b"));
+    for (String name : java.util.List.of("rep-a", "rep-b")) {
+      var claim = Cluster.get(client, name + "-slice");
+      assertThat(claim.getStatus().getPhase()).isEqualTo(Phase.Bound);
+      assertThat(claim.getSpec().getSms()).isEqualTo(16);
+      assertThat(claim.getMetadata().getOwnerReferences())
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.getKind()).isEqualTo("Pod");
+                assertThat(o.getUid()).isEqualTo(pod(name).getMetadata().getUid());
+                assertThat(o.getController()).isTrue();
+              });
+      assertThat(pod(name).getMetadata().getAnnotations())
+          .containsEntry(SmsliceApi.CLAIM_ANNOTATION, name + "-slice");
+    }
+    assertThat(Cluster.get(client, "rep-a-slice").getStatus().getBinding().getSmGroups())
+        .doesNotContainAnyElementsOf(
+            Cluster.get(client, "rep-b-slice").getStatus().getBinding().getSmGroups());
+  }
 }

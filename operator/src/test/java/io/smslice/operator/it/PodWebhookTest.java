@@ -163,6 +163,40 @@ class PodWebhookTest {
     }
   }
 
+  /** Issue 12.2: a pod naming a claim template gets the template's resource and the gate. */
+  @Test
+  void aPodOfAClaimTemplateIsGatedWithTheTemplatesResource() {
+    var template = new io.smslice.api.v1alpha1.claim.SliceClaimTemplate();
+    template.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName("hook-template")
+            .withNamespace(NS)
+            .build());
+    template.setSpec(new io.smslice.api.v1alpha1.claim.SliceClaimTemplateSpec());
+    template.getSpec().setSpec(claim("x", 32, "P-nowhere").getSpec());
+    client.resource(template).create();
+    Pod replica =
+        new PodBuilder(plain("replica", "x"))
+            .editMetadata()
+            .withAnnotations(Map.of(SlicePods.TEMPLATE_ANNOTATION, "hook-template"))
+            .endMetadata()
+            .build();
+    var sm = Map.of(SlicePods.SM_RESOURCE, "32");
+    assertThat(review(replica))
+        .contains(op("/spec/schedulingGates", List.of(Map.of("name", SlicePods.GATE))))
+        .contains(op("/spec/containers/0/resources", Map.of("requests", sm, "limits", sm)));
+
+    Pod both =
+        new PodBuilder(plain("both", "x"))
+            .editMetadata()
+            .addToAnnotations(SlicePods.TEMPLATE_ANNOTATION, "hook-template")
+            .endMetadata()
+            .build();
+    Map<String, Object> denied = respond(both);
+    assertThat(denied.get("allowed")).isEqualTo(false);
+    assertThat(denied.get("status").toString()).contains("name one");
+  }
+
   private static Pod plain(String name, String claim) {
     return new PodBuilder()
         .withNewMetadata()
