@@ -3,8 +3,10 @@ package io.smslice.agent;
 import io.smslice.agent.metrics.ClaimSample;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
+import io.smslice.agent.transparent.AttachedProcess;
 import io.smslice.gpu.GpuException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 /** A claim served by a {@link ClaimServer} inside the agent's process. */
@@ -65,7 +67,13 @@ final class InAgentClaim implements ServedClaim {
         runtime.memoryUsed(),
         runtime.memoryQuota(),
         runtime.sessions(),
-        runtime.metrics().snapshot());
+        runtime.metrics().snapshot(),
+        runtime.failure() != null);
+  }
+
+  @Override
+  public List<AttachedProcess> transparentProcesses() {
+    return server.attachedProcesses();
   }
 
   @Override
