@@ -24,18 +24,22 @@ class ValidationTest {
         bad(
             "no certificate source at all",
             "the webhook has no certificate",
-            "webhook.certificate.generate",
+            "certManager.enabled",
             "false"),
         bad(
             "own Secret without its CA",
             "the webhook has no certificate",
-            "webhook.certificate.generate",
+            "certManager.enabled",
             "false",
             "webhook.certificate.existingSecret",
             "mine"),
         bad(
             "generate together with an own Secret",
             "set webhook.certificate.generate=false to use your own certificate",
+            "certManager.enabled",
+            "false",
+            "webhook.certificate.generate",
+            "true",
             "webhook.certificate.existingSecret",
             "mine"),
         bad(
@@ -104,10 +108,10 @@ class ValidationTest {
             "webhook.failurePolicy",
             "Retry"),
         bad(
-            "a webhook timeout shorter than the operator's wait for a bound claim",
-            "webhook.timeoutSeconds is 3, but the operator waits up to 5 s",
+            "a webhook timeout of zero",
+            "webhook.timeoutSeconds must be 1 to 30",
             "webhook.timeoutSeconds",
-            "3"),
+            "0"),
         bad(
             "a webhook timeout over the API server's limit",
             "webhook.timeoutSeconds must be at most 30",

@@ -21,6 +21,15 @@ import org.junit.jupiter.api.Test;
 
 /** The MutatingWebhookConfiguration and where its serving certificate comes from. */
 class WebhookTest {
+  private static final String HELM_CERT = "helm-generated-certificate.yaml";
+
+  /** Issue 12.13: GitOps tools render without a cluster; the default render must not drift. */
+  @Test
+  void theDefaultRenderIsTheSameEveryTime() {
+    String first = Chart.template(java.util.Map.of());
+    assertThat(Chart.template(java.util.Map.of())).isEqualTo(first);
+    assertThat(first).doesNotContain("kind: Secret").doesNotContain("caBundle:");
+  }
 
   @Test
   void sendsOnlyPodsThatNameAClaimToTheOperatorsMutatePath() {
@@ -62,7 +71,7 @@ class WebhookTest {
 
   @Test
   void generatedCertificateIsSignedByTheCaBundleForTheServiceName() throws Exception {
-    RenderedChart chart = Chart.render();
+    RenderedChart chart = Chart.render(HELM_CERT);
     Secret secret = chart.one(Secret.class);
     String caBundle = webhook(chart).getClientConfig().getCaBundle();
 
@@ -79,8 +88,8 @@ class WebhookTest {
 
   @Test
   void upgradeKeepsTheCertificateAlreadyInTheCluster() {
-    Secret first = Chart.render().one(Secret.class);
-    assertThat(Chart.render().one(Secret.class).getData())
+    Secret first = Chart.render(HELM_CERT).one(Secret.class);
+    assertThat(Chart.render(HELM_CERT).one(Secret.class).getData())
         .as("a fresh install makes a new CA each time")
         .isNotEqualTo(first.getData());
 
@@ -91,7 +100,7 @@ class WebhookTest {
         .resource(new SecretBuilder(first).build())
         .create();
     try {
-      RenderedChart upgrade = Chart.render();
+      RenderedChart upgrade = Chart.render(HELM_CERT);
 
       assertThat(upgrade.one(Secret.class).getData()).isEqualTo(first.getData());
       assertThat(webhook(upgrade).getClientConfig().getCaBundle())
@@ -136,7 +145,7 @@ class WebhookTest {
     RenderedChart chart =
         Chart.render(
             Map.of(
-                "webhook.certificate.generate", "false",
+                "certManager.enabled", "false",
                 "webhook.certificate.existingSecret", "my-webhook-tls",
                 "webhook.certificate.caBundle", "Q0EgUEVN"));
 

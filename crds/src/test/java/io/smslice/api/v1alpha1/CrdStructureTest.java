@@ -23,9 +23,34 @@ class CrdStructureTest {
     CustomResourceDefinitionVersion version = onlyServedVersion(crd);
     assertThat(version.getAdditionalPrinterColumns())
         .extracting(c -> c.getName())
-        .containsExactly("PHASE", "SMS", "MEMORY", "ISOLATION", "NODE", "GPU", "AGE");
+        .containsExactly(
+            "PHASE", "READY", "SMS", "REQUESTED", "MEMORY", "ISOLATION", "NODE", "GPU", "AGE");
+    // SMS is what is bound; what was asked for is in the wide view.
+    var columns = version.getAdditionalPrinterColumns();
+    assertThat(columns.get(2).getJsonPath()).isEqualTo(".status.binding.sms");
+    assertThat(columns.get(3).getPriority()).isEqualTo(1);
     assertThat(version.getSubresources().getStatus()).isNotNull();
     assertThat(version.getSchema().getOpenAPIV3Schema().getRequired()).contains("spec");
+    JSONSchemaProps conditions =
+        version
+            .getSchema()
+            .getOpenAPIV3Schema()
+            .getProperties()
+            .get("status")
+            .getProperties()
+            .get("conditions");
+    assertThat(conditions.getXKubernetesListType()).isEqualTo("map");
+    assertThat(conditions.getXKubernetesListMapKeys()).containsExactly("type");
+  }
+
+  @Test
+  void sliceNodeHeartbeatIsShownAsADate() throws IOException {
+    var columns =
+        onlyServedVersion(load("slicenodes.smslice.io-v1.yml")).getAdditionalPrinterColumns();
+    assertThat(columns)
+        .filteredOn(c -> c.getName().equals("HEARTBEAT"))
+        .singleElement()
+        .satisfies(c -> assertThat(c.getType()).isEqualTo("date"));
   }
 
   @Test

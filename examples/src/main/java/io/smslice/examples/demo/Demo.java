@@ -160,6 +160,7 @@ public final class Demo {
     }
     progress.done(examples.claims().size() + " claims");
 
+    open.push(new StandInScheduler(client, NAMESPACE, NODE));
     progress.begin("creating the pods (the demo calls the operator's webhook for the API server)");
     AdmissionCall admission =
         new AdmissionCall(operator.webhook(), client.getKubernetesSerialization());
@@ -172,7 +173,8 @@ public final class Demo {
     progress.note(
         "Pods without a claim are bound to "
             + NODE
-            + " by the demo (no kube-scheduler); pods with one are bound by the operator.");
+            + " by the demo (no kube-scheduler); pods with one wait behind a scheduling gate that"
+            + " the operator lifts, then the demo's stand-in for the kube-scheduler binds them.");
 
     long launchesBeforeResize =
         liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads);

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Runs the whole demo headless on the simulated GPU, with the operator's built fast-jar, and checks
  * that every example ran in it: claims Bound (the MIG tenant on the simulated MIG GPU too), every
- * claimed pod bound by the operator and allocated through the device plugin, every workload's
- * launches completed through the agent, and the live resize reaching Bound with 32 SMs that the
- * trainer's own kernels then see.
+ * claimed pod released by the operator (bound by the demo's stand-in scheduler) and allocated
+ * through the device plugin, every workload's launches completed through the agent, and the live
+ * resize reaching Bound with 32 SMs that the trainer's own kernels then see.
  */
 class DemoTest {
   private static final Path REPOSITORY = Path.of("").toAbsolutePath().getParent();

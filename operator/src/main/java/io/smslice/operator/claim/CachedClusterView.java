@@ -7,27 +7,35 @@ import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInbound
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.operator.inventory.NodeFacts;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
-/** The cluster as the claim controller's informers see it. */
+/** The cluster as the claim controller's informers see it, and a fresh list of claims. */
 final class CachedClusterView implements ClusterView {
+  private final io.fabric8.kubernetes.client.KubernetesClient client;
   private final IndexedResourceCache<SliceClaim> claims;
   private final InformerEventSource<SliceNode, SliceClaim> sliceNodes;
   private final InformerEventSource<Node, SliceClaim> nodes;
   private final SimpleInboundEventSource<SliceClaim> trigger;
+  private final Set<String> toleratedTaints;
 
   CachedClusterView(
+      io.fabric8.kubernetes.client.KubernetesClient client,
       IndexedResourceCache<SliceClaim> claims,
       InformerEventSource<SliceNode, SliceClaim> sliceNodes,
       InformerEventSource<Node, SliceClaim> nodes,
-      SimpleInboundEventSource<SliceClaim> trigger) {
+      SimpleInboundEventSource<SliceClaim> trigger,
+      Set<String> toleratedTaints) {
+    this.client = client;
     this.claims = claims;
     this.sliceNodes = sliceNodes;
     this.nodes = nodes;
     this.trigger = trigger;
+    this.toleratedTaints = toleratedTaints;
   }
 
   @Override
@@ -36,21 +44,22 @@ final class CachedClusterView implements ClusterView {
   }
 
   @Override
+  public java.util.List<SliceClaim> listClaims() {
+    return client.resources(SliceClaim.class).inAnyNamespace().list().getItems();
+  }
+
+  @Override
   public Collection<SliceNode> sliceNodes() {
     return sliceNodes.list().toList();
   }
 
   @Override
-  public Map<String, Map<String, String>> nodeLabels() {
-    Map<String, Map<String, String>> labels = new HashMap<>();
+  public Map<String, NodeFacts> nodes() {
+    Map<String, NodeFacts> facts = new HashMap<>();
     nodes
         .list()
-        .forEach(
-            n ->
-                labels.put(
-                    n.getMetadata().getName(),
-                    n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels()));
-    return labels;
+        .forEach(n -> facts.put(n.getMetadata().getName(), NodeFacts.of(n, toleratedTaints)));
+    return facts;
   }
 
   @Override

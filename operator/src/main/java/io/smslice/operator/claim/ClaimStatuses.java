@@ -5,23 +5,29 @@ import io.smslice.api.v1alpha1.Condition;
 import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
+import io.smslice.api.v1alpha1.node.ServedClaim;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * Builds a claim's status from the allocator's outcome: the one place that sets phase, binding,
- * conditions and observedGeneration. A condition keeps its lastTransitionTime while its status
- * stays the same.
+ * Builds a claim's status from the allocator's outcome and the node's report: the one place that
+ * sets phase, binding, conditions and observedGeneration. A condition keeps its lastTransitionTime
+ * while its status stays the same. {@code Ready} sums up the others: True only when the claim is
+ * Bound and its node reports serving it, so {@code kubectl wait --for=condition=Ready} can be
+ * trusted.
  */
 public final class ClaimStatuses {
   public static final String PLACED = "Placed";
   public static final String RESIZED = "Resized";
+  public static final String READY = "Ready";
 
   private ClaimStatuses() {}
 
-  public static SliceClaimStatus next(SliceClaim claim, Outcome o, Instant now) {
+  public static SliceClaimStatus next(
+      SliceClaim claim, Outcome o, Optional<ServedClaim> served, Instant now) {
     SliceClaimStatus old = claim.getStatus();
     Long generation = claim.getMetadata().getGeneration();
     SliceClaimStatus s = new SliceClaimStatus();
@@ -60,13 +66,57 @@ public final class ClaimStatuses {
     } else {
       conditions.removeIf(c -> c.getType().equals(RESIZED));
     }
+    ready(conditions, o, served, generation, now);
     s.setConditions(conditions);
     return s;
   }
 
+  private static void ready(
+      List<Condition> conditions,
+      Outcome o,
+      Optional<ServedClaim> served,
+      Long generation,
+      Instant now) {
+    if (o.placement() == null || o.phase() != Phase.Bound) {
+      set(conditions, READY, "False", o.reason(), o.message(), generation, now);
+      return;
+    }
+    String node = o.placement().node();
+    if (served.isEmpty()) {
+      set(
+          conditions,
+          READY,
+          "False",
+          "WaitingForNode",
+          "node " + node + " has not reported serving the claim yet",
+          generation,
+          now);
+    } else if (!served.get().isServing()) {
+      String why = served.get().getMessage();
+      set(
+          conditions,
+          READY,
+          "False",
+          "NodeCannotServe",
+          "node " + node + " cannot serve the claim" + (why == null ? "" : ": " + why),
+          generation,
+          now);
+    } else {
+      set(
+          conditions,
+          READY,
+          "True",
+          "Serving",
+          "node " + node + " serves the claim",
+          generation,
+          now);
+    }
+  }
+
   /** The status shown while a resize is being written: the old slice, phase Resizing. */
-  public static SliceClaimStatus resizing(SliceClaim claim, Outcome o, Instant now) {
-    SliceClaimStatus s = next(claim, o, now);
+  public static SliceClaimStatus resizing(
+      SliceClaim claim, Outcome o, Optional<ServedClaim> served, Instant now) {
+    SliceClaimStatus s = next(claim, o, served, now);
     s.setPhase(Phase.Resizing);
     s.setBinding(Bindings.toBinding(o.resize()));
     s.setMessage(
@@ -78,7 +128,7 @@ public final class ClaimStatuses {
   public static SliceClaimStatus released(SliceClaim claim, Instant now) {
     Outcome o =
         Outcome.unplaced(Phase.Released, "Released", "the claim is being deleted; slice freed");
-    return next(claim, o, now);
+    return next(claim, o, Optional.empty(), now);
   }
 
   public static boolean same(SliceClaimStatus a, SliceClaimStatus b) {

@@ -15,6 +15,7 @@ import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -23,6 +24,7 @@ import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
 import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.operator.config.OperatorConfig;
 import io.smslice.operator.events.EventRecorder;
 import io.smslice.operator.metrics.SliceMetrics;
 import jakarta.inject.Inject;
@@ -49,11 +51,18 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
   private final KubernetesClient client;
   private final Clock clock;
   private final EventRecorder events;
+  private final OperatorConfig config;
+  private InformerEventSource<SliceNode, SliceClaim> sliceNodes;
 
   @Inject
   public SliceClaimReconciler(
-      SliceAllocator allocator, SliceMetrics metrics, KubernetesClient client, Clock clock) {
+      SliceAllocator allocator,
+      SliceMetrics metrics,
+      KubernetesClient client,
+      Clock clock,
+      OperatorConfig config) {
     this.allocator = allocator;
+    this.config = config;
     this.metrics = metrics;
     this.client = client;
     this.clock = clock;
@@ -64,10 +73,10 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
   public List<EventSource<?, SliceClaim>> prepareEventSources(EventSourceContext<SliceClaim> ctx) {
     // Node-side changes reach claims through the allocator (it re-reads the inventory and nudges
     // the claims that lost or may now get a slice), so the mappers only hook that in.
-    InformerEventSource<SliceNode, SliceClaim> sliceNodes =
+    sliceNodes =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(SliceNode.class, SliceClaim.class)
-                .withSecondaryToPrimaryMapper(sn -> inventoryChanged())
+                .withSecondaryToPrimaryMapper(this::servedClaims)
                 .build(),
             ctx);
     InformerEventSource<Node, SliceClaim> nodes =
@@ -77,11 +86,25 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
                 .build(),
             ctx);
     SimpleInboundEventSource<SliceClaim> trigger = new SimpleInboundEventSource<>("claim-trigger");
-    allocator.attach(new CachedClusterView(ctx.getPrimaryCache(), sliceNodes, nodes, trigger));
+    allocator.attach(
+        new CachedClusterView(
+            client, ctx.getPrimaryCache(), sliceNodes, nodes, trigger, config.toleratedTaints()),
+        new NodeLedger(client, config.leaseNamespace().orElseGet(client::getNamespace)));
     return List.of(sliceNodes, nodes, trigger);
   }
 
-  private Set<io.javaoperatorsdk.operator.processing.event.ResourceID> inventoryChanged() {
+  /** A SliceNode's change may change its inventory and how it serves each of its claims. */
+  private Set<ResourceID> servedClaims(SliceNode sn) {
+    inventoryChanged();
+    if (sn.getStatus() == null || sn.getStatus().getClaims() == null) {
+      return Set.of();
+    }
+    return sn.getStatus().getClaims().stream()
+        .map(c -> new ResourceID(c.getName(), c.getNamespace()))
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
+  private Set<ResourceID> inventoryChanged() {
     allocator.inventoryChanged();
     return Set.of();
   }
@@ -93,24 +116,43 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
     metrics.placement(Duration.ofNanos(System.nanoTime() - start));
     var now = clock.instant();
     SliceClaimStatus old = claim.getStatus();
-    if (o.resize() != null) {
-      writeStatus(claim, ClaimStatuses.resizing(claim, o, now));
+    var served = served(claim, o);
+    String version = claim.getMetadata().getResourceVersion();
+    try {
+      if (o.resize() != null) {
+        version = writeStatus(claim, version, ClaimStatuses.resizing(claim, o, served, now));
+      }
+      SliceClaimStatus next = ClaimStatuses.next(claim, o, served, now);
+      if (old == null || !ClaimStatuses.same(next, old)) {
+        writeStatus(claim, version, next);
+        announce(claim, old, o);
+      }
+    } catch (KubernetesClientException e) {
+      // Written from a claim that changed meanwhile (409), or not at all: hold nothing the API
+      // does not show, and decide again from the claim as it is now.
+      allocator.undo(claim);
+      throw e;
     }
-    SliceClaimStatus next = ClaimStatuses.next(claim, o, now);
-    if (old == null || !ClaimStatuses.same(next, old)) {
-      writeStatus(claim, next);
-      announce(claim, old, o);
-    }
+    allocator.confirmed(claim);
     label(claim, o.placement() == null ? null : o.placement().node());
     metrics.phase(ClaimRequests.key(claim), o.phase());
     return UpdateControl.noUpdate();
+  }
+
+  private java.util.Optional<io.smslice.api.v1alpha1.node.ServedClaim> served(
+      SliceClaim claim, Outcome o) {
+    if (o.placement() == null) {
+      return java.util.Optional.empty();
+    }
+    return Served.of(sliceNodes.list().toList(), o.placement().node(), ClaimRequests.key(claim))
+        .filter(c -> o.placement().gpuUuid().equals(c.getGpuUuid()));
   }
 
   @Override
   public DeleteControl cleanup(SliceClaim claim, Context<SliceClaim> ctx) {
     allocator.release(claim);
     try {
-      writeStatus(claim, ClaimStatuses.released(claim, clock.instant()));
+      writeStatus(claim, null, ClaimStatuses.released(claim, clock.instant()));
     } catch (KubernetesClientException e) {
       // Already gone or not writable any more: the slice is freed either way.
     }
@@ -119,17 +161,26 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
     return DeleteControl.defaultDelete();
   }
 
-  /** Unconditional status write: the allocator is the only writer and serialises decisions. */
-  private void writeStatus(SliceClaim claim, SliceClaimStatus status) {
+  /**
+   * Writes the status if the claim is still at {@code resourceVersion} (the version the decision
+   * was made from; null: whatever it is now). Returns the new version.
+   */
+  private String writeStatus(SliceClaim claim, String resourceVersion, SliceClaimStatus status) {
     SliceClaim copy = new SliceClaim();
     copy.setMetadata(
         new ObjectMetaBuilder()
             .withName(claim.getMetadata().getName())
             .withNamespace(claim.getMetadata().getNamespace())
+            .withResourceVersion(resourceVersion)
             .build());
     copy.setSpec(claim.getSpec());
     copy.setStatus(status);
-    client.resources(SliceClaim.class).resource(copy).updateStatus();
+    return client
+        .resources(SliceClaim.class)
+        .resource(copy)
+        .updateStatus()
+        .getMetadata()
+        .getResourceVersion();
   }
 
   private void label(SliceClaim claim, String node) {

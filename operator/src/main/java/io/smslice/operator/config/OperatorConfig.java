@@ -17,9 +17,12 @@ public interface OperatorConfig {
   @WithDefault("10s")
   Duration livenessCheckInterval();
 
-  /** How long the webhook waits for a pod's claim to become Bound before admitting it anyway. */
-  @WithDefault("5s")
-  Duration webhookClaimWait();
+  /**
+   * Keys of NoSchedule/NoExecute node taints that GPU workloads are expected to tolerate: a node
+   * with only these still gets new slices (the kube-scheduler checks the pods' tolerations).
+   */
+  @WithDefault("nvidia.com/gpu,smslice.io/gpu")
+  java.util.Set<String> toleratedTaints();
 
   /** Answer the webhook only over HTTPS (the plain port serves metrics and health only). */
   @WithDefault("true")

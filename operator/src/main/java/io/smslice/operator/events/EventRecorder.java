@@ -9,8 +9,9 @@ import java.time.Clock;
 import org.jboss.logging.Logger;
 
 /**
- * Writes core/v1 Events. The event name is derived from the object, reason and message, so the same
- * event is written once however often a reconcile repeats it (a second create is a 409, ignored).
+ * Writes core/v1 Events. The event name is derived from the object, reason and message, so a
+ * repeated event is one object: its {@code count} grows and its {@code lastTimestamp} moves, as the
+ * kubelet's own recorder aggregates (kubectl shows "3x over 2m").
  */
 public class EventRecorder {
   private static final Logger LOG = Logger.getLogger(EventRecorder.class);
@@ -65,11 +66,27 @@ public class EventRecorder {
             .withCount(1)
             .build();
     try {
-      client.v1().events().inNamespace(meta.getNamespace()).resource(event).create();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        LOG.debugf("event %s/%s not written: %s", meta.getNamespace(), name, e.getMessage());
+      try {
+        client.v1().events().inNamespace(meta.getNamespace()).resource(event).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        client
+            .v1()
+            .events()
+            .inNamespace(meta.getNamespace())
+            .withName(name)
+            .edit(
+                existing -> {
+                  existing.setCount(existing.getCount() == null ? 2 : existing.getCount() + 1);
+                  existing.setLastTimestamp(now);
+                  return existing;
+                });
       }
+    } catch (KubernetesClientException e) {
+      // Events are best effort: a lost one must not fail the reconcile that reported it.
+      LOG.debugf("event %s/%s not written: %s", meta.getNamespace(), name, e.getMessage());
     }
   }
 }

@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns SliceNodes (and their Nodes' labels) into the engine's inventory. A SliceNode without a
+ * Turns SliceNodes (and what their Nodes say) into the engine's inventory. A SliceNode without a
  * status or with a heartbeat older than the timeout is left out: its node is lost.
  */
 public final class InventoryReader {
@@ -28,7 +28,7 @@ public final class InventoryReader {
 
   public static List<NodeInventory> read(
       Collection<SliceNode> sliceNodes,
-      Map<String, Map<String, String>> nodeLabels,
+      Map<String, NodeFacts> nodes,
       Instant now,
       Duration heartbeatTimeout) {
     List<NodeInventory> out = new ArrayList<>();
@@ -41,7 +41,9 @@ public final class InventoryReader {
       for (NodeGpu g : sn.getStatus().getGpus()) {
         gpus.add(gpu(name, g));
       }
-      out.add(new NodeInventory(name, nodeLabels.getOrDefault(name, Map.of()), gpus));
+      // A SliceNode whose Node the operator has not seen (yet) is taken as open and unlabelled.
+      NodeFacts facts = nodes.getOrDefault(name, new NodeFacts(Map.of(), null));
+      out.add(new NodeInventory(name, facts.labels(), gpus, facts.closed()));
     }
     out.sort(Comparator.comparing(NodeInventory::name));
     return out;

@@ -146,7 +146,10 @@ final class Fitting {
     if (someCouldHold) {
       return new Decision.Unplaced(
           "InsufficientCapacity",
-          "every GPU that could hold " + wanted + " is taken or unhealthy; waiting for capacity",
+          "every GPU that could hold "
+              + wanted
+              + " is taken, unhealthy or on a node closed to new work (cordoned, NotReady or"
+              + " tainted); waiting for capacity",
           false);
     }
     return new Decision.Unplaced(

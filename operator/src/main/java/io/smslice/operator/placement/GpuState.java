@@ -15,6 +15,10 @@ import java.util.TreeMap;
 final class GpuState {
   final Gpu gpu;
   final Map<String, String> nodeLabels;
+
+  /** Why the GPU's node takes no new slices, or null. */
+  final String closed;
+
   private final Map<Integer, Integer> positionOfId = new HashMap<>();
   private final BitSet usedGroups = new BitSet();
   private final Set<String> usedMig = new HashSet<>();
@@ -26,9 +30,10 @@ final class GpuState {
   /** A claim's slice on this GPU. */
   record Allocation(String claim, Priority priority, Placement placement) {}
 
-  GpuState(Gpu gpu, Map<String, String> nodeLabels) {
+  GpuState(Gpu gpu, Map<String, String> nodeLabels, String closed) {
     this.gpu = gpu;
     this.nodeLabels = nodeLabels;
+    this.closed = closed;
     for (int i = 0; i < gpu.groups().size(); i++) {
       positionOfId.put(gpu.groups().get(i).id(), i);
     }

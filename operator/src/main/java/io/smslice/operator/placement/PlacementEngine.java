@@ -37,7 +37,7 @@ public final class PlacementEngine {
     List<GpuState> states = new ArrayList<>();
     for (NodeInventory node : nodes) {
       for (Gpu gpu : node.gpus()) {
-        states.add(new GpuState(gpu, node.labels()));
+        states.add(new GpuState(gpu, node.labels(), node.closed()));
       }
     }
     states.sort(GPU_ORDER);
@@ -264,7 +264,9 @@ public final class PlacementEngine {
 
   private GpuState firstEligible(TreeSet<GpuState> bucket, Request r) {
     for (GpuState g : bucket) {
-      if (Fitting.selects(r, g) && g.usedMemory() + r.memoryBytes() <= g.gpu.memoryBytes()) {
+      if (g.closed == null
+          && Fitting.selects(r, g)
+          && g.usedMemory() + r.memoryBytes() <= g.gpu.memoryBytes()) {
         return g;
       }
     }
@@ -291,7 +293,10 @@ public final class PlacementEngine {
   private List<GpuState> candidates(Request r, Mode mode, boolean healthyOnly) {
     List<GpuState> out = new ArrayList<>();
     for (GpuState g : gpus.values()) {
-      if (g.gpu.mode() == mode && (!healthyOnly || g.gpu.healthy()) && Fitting.selects(r, g)) {
+      if (g.gpu.mode() == mode
+          && (!healthyOnly || g.gpu.healthy())
+          && g.closed == null
+          && Fitting.selects(r, g)) {
         out.add(g);
       }
     }

@@ -6,11 +6,15 @@ import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import java.util.function.Function;
 
-/** Where a pending pod of a claim goes, or why it waits. Pure: the scheduler acts on it. */
+/** What happens to a gated pod of a claim. Pure: the claim-gate controller acts on it. */
 public sealed interface PodVerdict {
-  record Bind(String node) implements PodVerdict {}
+  /** Pin the pod to the claim's node and lift the gate; the kube-scheduler does the rest. */
+  record Release(String node) implements PodVerdict {}
 
   record Wait(String reason, String message) implements PodVerdict {}
+
+  /** The pod's resource request cannot match the binding; its controller makes a new one. */
+  record Recreate(String message) implements PodVerdict {}
 
   static PodVerdict of(
       Pod pod, String claimName, SliceClaim claim, Function<String, SliceNode> sliceNodes) {
@@ -28,22 +32,29 @@ public sealed interface PodVerdict {
       return new Wait("ClaimNotBound", "waiting for SliceClaim " + ref + " to be Bound" + why);
     }
     var binding = status.getBinding();
-    var wanted = SlicePods.resourceFor(binding, sliceNodes.apply(binding.getNode()));
-    int has = SlicePods.requested(pod, wanted.getKey());
-    if (has != wanted.getValue()) {
-      return new Wait(
-          "ResourceRequestMismatch",
+    SliceNode node = sliceNodes.apply(binding.getNode());
+    if (!SlicePods.matches(pod, claim, node)) {
+      var wanted = SlicePods.resourceFor(binding, node);
+      String message =
           "the pod requests "
-              + has
+              + SlicePods.requested(pod, wanted.getKey())
               + " "
               + wanted.getKey()
               + " but SliceClaim "
               + ref
               + " is bound with "
               + wanted.getValue()
-              + " (the pod was admitted before the claim was bound, or the claim was resized):"
-              + " delete the pod so that it is created again");
+              + " (the pod was admitted before the claim's binding fixed its resource, or the"
+              + " claim was resized)";
+      return owned(pod)
+          ? new Recreate(message + ": deleted so that its controller creates it again")
+          : new Wait("ResourceRequestMismatch", message + ": delete the pod and create it again");
     }
-    return new Bind(binding.getNode());
+    return new Release(binding.getNode());
+  }
+
+  private static boolean owned(Pod pod) {
+    var owners = pod.getMetadata().getOwnerReferences();
+    return owners != null && owners.stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
   }
 }

@@ -5,17 +5,34 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Binding;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimSpec;
 import io.smslice.api.v1alpha1.node.NodeGpu;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import java.util.Map;
 import java.util.Optional;
 
-/** Names and rules shared by the pod webhook and the pod scheduler. */
+/** Names and rules shared by the pod webhook and the claim-gate controller. */
 public final class SlicePods {
-  public static final String SCHEDULER_NAME = "smslice-scheduler";
+  /** Set by the webhook: the kube-scheduler leaves the pod alone until the operator lifts it. */
+  public static final String GATE = SmsliceApi.GROUP + "/claim-bound";
 
-  /** Set by the webhook so that the scheduler watches only these pods. */
+  /** Set by the webhook so that the operator watches only these pods. */
   public static final String MANAGED_LABEL = SmsliceApi.GROUP + "/claim-pod";
+
+  /** Pod annotation naming a SliceClaimTemplate: the pod gets its own claim made from it. */
+  public static final String TEMPLATE_ANNOTATION = SmsliceApi.GROUP + "/claim-template";
+
+  /** Pod annotation naming the container that gets the slice (default: see {@link #target}). */
+  public static final String CONTAINER_ANNOTATION = SmsliceApi.GROUP + "/container";
+
+  /** kubectl's own choice of a pod's main container; used when ours is absent. */
+  public static final String DEFAULT_CONTAINER_ANNOTATION =
+      "kubectl.kubernetes.io/default-container";
+
+  private static final java.util.regex.Pattern DNS_1123_SUBDOMAIN =
+      java.util.regex.Pattern.compile(
+          "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   public static final String SM_RESOURCE = SmsliceApi.GROUP + "/sm";
   public static final String MIG_RESOURCE = SmsliceApi.GROUP + "/mig";
@@ -26,7 +43,53 @@ public final class SlicePods {
   public static Optional<String> claimName(Pod pod) {
     var annotations = pod.getMetadata().getAnnotations();
     String name = annotations == null ? null : annotations.get(SmsliceApi.CLAIM_ANNOTATION);
-    return name == null || name.isBlank() ? Optional.empty() : Optional.of(name.trim());
+    return name == null || invalidClaimName(name) != null ? Optional.empty() : Optional.of(name);
+  }
+
+  /** Why {@code name} cannot name a SliceClaim (an object name: a DNS-1123 subdomain), or null. */
+  public static String invalidClaimName(String name) {
+    if (name.isEmpty()) {
+      return "is empty";
+    }
+    if (name.length() > 253) {
+      return "is longer than 253 characters";
+    }
+    if (!DNS_1123_SUBDOMAIN.matcher(name).matches()) {
+      return "is not a valid object name (lower-case letters, digits, '-' and '.', starting and"
+          + " ending with a letter or digit, no spaces)";
+    }
+    return null;
+  }
+
+  /**
+   * The index of the container that gets the slice: the one {@code smslice.io/container} names,
+   * else the one {@code kubectl.kubernetes.io/default-container} names, else the first. An
+   * annotation naming no container of the pod is an error (a typo must not give the slice to a
+   * sidecar).
+   */
+  public static int target(Pod pod) {
+    var annotations = pod.getMetadata().getAnnotations();
+    var containers = pod.getSpec().getContainers();
+    for (String key : java.util.List.of(CONTAINER_ANNOTATION, DEFAULT_CONTAINER_ANNOTATION)) {
+      String wanted = annotations == null ? null : annotations.get(key);
+      if (wanted == null) {
+        continue;
+      }
+      for (int i = 0; i < containers.size(); i++) {
+        if (wanted.equals(containers.get(i).getName())) {
+          return i;
+        }
+      }
+      throw new IllegalArgumentException(
+          "annotation "
+              + key
+              + " names container '"
+              + wanted
+              + "', which the pod does not have (it has "
+              + containers.stream().map(Container::getName).toList()
+              + ")");
+    }
+    return 0;
   }
 
   /**
@@ -40,6 +103,42 @@ public final class SlicePods {
       case MPS -> Map.entry(MPS_RESOURCE, mpsPercent(b, node));
       case Off -> throw new IllegalArgumentException("a binding cannot be in mode Off");
     };
+  }
+
+  /**
+   * The resource a pod of a claim that is not Bound yet requests, when the claim's isolation
+   * already fixes it: Compute is a green slice of {@code spec.sms} SMs (the binding may round up;
+   * see {@link #matches}), Memory one MIG instance. Auto and Shared depend on the GPU chosen:
+   * empty.
+   */
+  public static Optional<Map.Entry<String, Integer>> resourceBeforeBinding(SliceClaimSpec spec) {
+    if (spec == null || spec.getIsolation() == null) {
+      return Optional.empty();
+    }
+    return switch (spec.getIsolation()) {
+      case Compute ->
+          spec.getSms() == null
+              ? Optional.empty()
+              : Optional.of(Map.entry(SM_RESOURCE, spec.getSms()));
+      case Memory -> Optional.of(Map.entry(MIG_RESOURCE, 1));
+      case Shared, Auto -> Optional.empty();
+    };
+  }
+
+  /**
+   * Whether a pod's request fits its claim's binding: exactly the bound resource, or, for a green
+   * slice, the claim's {@code spec.sms} that the webhook set before the claim was Bound.
+   */
+  public static boolean matches(Pod pod, SliceClaim claim, SliceNode node) {
+    var wanted = resourceFor(claim.getStatus().getBinding(), node);
+    int has = requested(pod, wanted.getKey());
+    if (has == wanted.getValue()) {
+      return true;
+    }
+    return wanted.getKey().equals(SM_RESOURCE)
+        && claim.getSpec() != null
+        && claim.getSpec().getSms() != null
+        && has == claim.getSpec().getSms();
   }
 
   private static int mpsPercent(Binding b, SliceNode node) {

@@ -1,11 +1,13 @@
 package io.smslice.operator.webhook;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimTemplate;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.operator.config.OperatorConfig;
 import io.smslice.operator.pods.SlicePods;
@@ -21,11 +23,15 @@ import jakarta.ws.rs.core.MediaType;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * Mutating admission webhook for pods: a pod annotated {@code smslice.io/claim} gets our scheduler
- * and, when its claim is Bound (waiting a little for a claim created together with the pod), the
- * claim's extended resource. Reads the claim from the API, so every replica can answer.
+ * Mutating admission webhook for pods: a pod annotated {@code smslice.io/claim} is held behind a
+ * scheduling gate (the operator lifts it once the claim is Bound and the pod pinned to the claim's
+ * node) and gets the claim's extended resource on the chosen container. It never waits: it reads
+ * the claim once, so every replica can answer and a claim created with its pods costs nothing. A
+ * pod whose annotations cannot be followed is denied with the reason.
  */
 @Path("/mutate-pods")
 public class PodMutationWebhook {
@@ -41,7 +47,7 @@ public class PodMutationWebhook {
   @POST
   @Consumes(MediaType.APPLICATION_JSON)
   @Produces(MediaType.APPLICATION_JSON)
-  public String mutate(String body, @Context HttpServerRequest http) throws InterruptedException {
+  public String mutate(String body, @Context HttpServerRequest http) {
     if (config.webhookRequireTls() && !http.isSSL()) {
       throw new NotFoundException("the webhook is served over HTTPS only");
     }
@@ -51,39 +57,9 @@ public class PodMutationWebhook {
       throw new jakarta.ws.rs.BadRequestException("AdmissionReview without a request");
     }
     var request = review.getRequest();
-    AdmissionResponse response = new AdmissionResponse();
-    response.setUid(request.getUid());
-    response.setAllowed(true);
     Pod pod = serialization.convertValue(request.getObject(), Pod.class);
-    var claimName = pod == null ? java.util.Optional.<String>empty() : SlicePods.claimName(pod);
-    if (claimName.isPresent()) {
-      String ns =
-          pod.getMetadata().getNamespace() != null
-              ? pod.getMetadata().getNamespace()
-              : request.getNamespace();
-      SliceClaim claim = awaitSettled(ns, claimName.get());
-      SliceNode node = null;
-      if (PodPatches.isBound(claim)) {
-        node =
-            client
-                .resources(SliceNode.class)
-                .withName(claim.getStatus().getBinding().getNode())
-                .get();
-      } else {
-        response.setWarnings(
-            List.of(
-                "SliceClaim "
-                    + ns
-                    + "/"
-                    + claimName.get()
-                    + (claim == null ? " does not exist" : " is not Bound")
-                    + ": the pod gets no smslice resource and will wait in Pending; create it"
-                    + " again once the claim is Bound"));
-      }
-      String patch = serialization.asJson(PodPatches.forPod(pod, claim, node));
-      response.setPatchType("JSONPatch");
-      response.setPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
-    }
+    AdmissionResponse response = answer(pod, request.getNamespace());
+    response.setUid(request.getUid());
     AdmissionReview out = new AdmissionReview();
     out.setApiVersion(
         review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
@@ -92,19 +68,97 @@ public class PodMutationWebhook {
     return serialization.asJson(out);
   }
 
-  /** The claim once Bound or Failed, or as it is when the wait runs out (null: missing). */
-  private SliceClaim awaitSettled(String ns, String name) throws InterruptedException {
-    long deadline = System.nanoTime() + config.webhookClaimWait().toNanos();
-    while (true) {
-      SliceClaim claim = client.resources(SliceClaim.class).inNamespace(ns).withName(name).get();
-      boolean settled =
-          claim != null
-              && claim.getStatus() != null
-              && (claim.getStatus().getPhase() == Phase.Failed || PodPatches.isBound(claim));
-      if (settled || System.nanoTime() > deadline) {
-        return claim;
-      }
-      Thread.sleep(100);
+  private AdmissionResponse answer(Pod pod, String requestNamespace) {
+    AdmissionResponse response = new AdmissionResponse();
+    response.setAllowed(true);
+    var annotations = pod == null ? null : pod.getMetadata().getAnnotations();
+    String claimName = annotations == null ? null : annotations.get(SmsliceApi.CLAIM_ANNOTATION);
+    String template = annotations == null ? null : annotations.get(SlicePods.TEMPLATE_ANNOTATION);
+    if (claimName == null && template == null) {
+      return response;
     }
+    if (claimName != null && template != null) {
+      return deny(
+          response,
+          "the pod names both a SliceClaim ("
+              + SmsliceApi.CLAIM_ANNOTATION
+              + ") and a SliceClaimTemplate ("
+              + SlicePods.TEMPLATE_ANNOTATION
+              + "): name one");
+    }
+    String key = claimName != null ? SmsliceApi.CLAIM_ANNOTATION : SlicePods.TEMPLATE_ANNOTATION;
+    String name = claimName != null ? claimName : template;
+    String invalid = SlicePods.invalidClaimName(name);
+    if (invalid != null) {
+      return deny(
+          response,
+          "annotation "
+              + key
+              + " '"
+              + name
+              + "' "
+              + invalid
+              + ": write the name of a "
+              + (claimName != null ? "SliceClaim" : "SliceClaimTemplate")
+              + " in the pod's namespace");
+    }
+    if (pod.getSpec().getContainers().isEmpty()) {
+      return deny(response, "the pod has no containers to give the slice to");
+    }
+    int container;
+    try {
+      container = SlicePods.target(pod);
+    } catch (IllegalArgumentException e) {
+      return deny(response, e.getMessage());
+    }
+    String ns =
+        pod.getMetadata().getNamespace() != null
+            ? pod.getMetadata().getNamespace()
+            : requestNamespace;
+    Optional<Map.Entry<String, Integer>> resource;
+    if (claimName != null) {
+      SliceClaim claim =
+          client.resources(SliceClaim.class).inNamespace(ns).withName(claimName).get();
+      SliceNode node = null;
+      if (PodPatches.isBound(claim)) {
+        node =
+            client
+                .resources(SliceNode.class)
+                .withName(claim.getStatus().getBinding().getNode())
+                .get();
+      }
+      resource = PodPatches.resource(claim, node);
+    } else {
+      SliceClaimTemplate t =
+          client.resources(SliceClaimTemplate.class).inNamespace(ns).withName(template).get();
+      resource =
+          t == null || t.getSpec() == null
+              ? Optional.empty()
+              : SlicePods.resourceBeforeBinding(t.getSpec().getSpec());
+    }
+    if (resource.isEmpty()) {
+      response.setWarnings(
+          List.of(
+              (claimName != null ? "SliceClaim " : "SliceClaimTemplate ")
+                  + ns
+                  + "/"
+                  + name
+                  + " does not exist yet or its isolation does not fix the resource yet: the pod"
+                  + " waits behind its scheduling gate without a smslice resource; once its claim"
+                  + " is Bound the operator deletes it if a controller owns it (so it is made again"
+                  + " with the resource), else create it again yourself"));
+    }
+    var serialization = client.getKubernetesSerialization();
+    String patch = serialization.asJson(PodPatches.forPod(pod, resource, container));
+    response.setPatchType("JSONPatch");
+    response.setPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
+    return response;
+  }
+
+  private static AdmissionResponse deny(AdmissionResponse response, String message) {
+    response.setAllowed(false);
+    response.setStatus(
+        new StatusBuilder().withCode(400).withReason("BadRequest").withMessage(message).build());
+    return response;
   }
 }

@@ -9,50 +9,78 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The JSON Patch (RFC 6902) that makes a pod of a claim schedulable by smslice: our scheduler name,
- * the label the scheduler watches, and, once the claim is Bound, the extended resource on the first
- * container (requests and limits, which must be equal for extended resources).
+ * The JSON Patch (RFC 6902) that holds a pod of a claim for smslice: the label the operator
+ * watches, the scheduling gate the operator lifts once the claim is Bound, and the extended
+ * resource on the chosen container (requests and limits, which must be equal for extended
+ * resources). Resources cannot change after admission, so the resource is set now, from the binding
+ * when the claim is Bound, else from what the claim's isolation fixes.
  */
 public final class PodPatches {
   private PodPatches() {}
 
-  public static List<Map<String, Object>> forPod(Pod pod, SliceClaim claim, SliceNode node) {
+  /**
+   * @param resource the resource and count to request, or empty when not known yet
+   * @param container index of the container that gets it
+   */
+  public static List<Map<String, Object>> forPod(
+      Pod pod, Optional<Map.Entry<String, Integer>> resource, int container) {
     List<Map<String, Object>> ops = new ArrayList<>();
-    ops.add(op("add", "/spec/schedulerName", SlicePods.SCHEDULER_NAME));
-    // fabric8 reads an absent map as an empty one; the JSON the API server holds has no such
-    // member, and a JSON Patch cannot add below a missing parent: add the whole map then.
+    // fabric8 reads an absent map or list as an empty one; the JSON the API server holds has no
+    // such member, and a JSON Patch cannot add below a missing parent: add the whole value then
+    // ("add" on an existing member replaces it, so an empty one is fine too).
     if (empty(pod.getMetadata().getLabels())) {
       ops.add(op("add", "/metadata/labels", Map.of(SlicePods.MANAGED_LABEL, "true")));
     } else {
       ops.add(op("add", "/metadata/labels/" + escape(SlicePods.MANAGED_LABEL), "true"));
     }
-    if (isBound(claim) && !pod.getSpec().getContainers().isEmpty()) {
-      var entry = SlicePods.resourceFor(claim.getStatus().getBinding(), node);
-      String count = Integer.toString(entry.getValue());
-      var resources = pod.getSpec().getContainers().getFirst().getResources();
-      String base = "/spec/containers/0/resources";
-      if (resources == null
-          || (empty(resources.getRequests())
-              && empty(resources.getLimits())
-              && (resources.getClaims() == null || resources.getClaims().isEmpty()))) {
-        Map<String, Object> both = new LinkedHashMap<>();
-        both.put("requests", Map.of(entry.getKey(), count));
-        both.put("limits", Map.of(entry.getKey(), count));
-        ops.add(op("add", base, both));
+    var gates = pod.getSpec().getSchedulingGates();
+    Map<String, Object> gate = Map.of("name", SlicePods.GATE);
+    if (gates == null || gates.isEmpty()) {
+      ops.add(op("add", "/spec/schedulingGates", List.of(gate)));
+    } else if (gates.stream().noneMatch(g -> SlicePods.GATE.equals(g.getName()))) {
+      ops.add(op("add", "/spec/schedulingGates/-", gate));
+    }
+    resource.ifPresent(entry -> addResource(ops, pod, entry, container));
+    return ops;
+  }
+
+  /** The resource a pod of {@code claim} requests, if it can be known now. */
+  public static Optional<Map.Entry<String, Integer>> resource(SliceClaim claim, SliceNode node) {
+    if (claim == null) {
+      return Optional.empty();
+    }
+    if (isBound(claim)) {
+      return Optional.of(SlicePods.resourceFor(claim.getStatus().getBinding(), node));
+    }
+    return SlicePods.resourceBeforeBinding(claim.getSpec());
+  }
+
+  private static void addResource(
+      List<Map<String, Object>> ops, Pod pod, Map.Entry<String, Integer> entry, int container) {
+    String count = Integer.toString(entry.getValue());
+    var resources = pod.getSpec().getContainers().get(container).getResources();
+    String base = "/spec/containers/" + container + "/resources";
+    if (resources == null
+        || (empty(resources.getRequests())
+            && empty(resources.getLimits())
+            && (resources.getClaims() == null || resources.getClaims().isEmpty()))) {
+      Map<String, Object> both = new LinkedHashMap<>();
+      both.put("requests", Map.of(entry.getKey(), count));
+      both.put("limits", Map.of(entry.getKey(), count));
+      ops.add(op("add", base, both));
+      return;
+    }
+    for (String kind : List.of("requests", "limits")) {
+      var existing = kind.equals("requests") ? resources.getRequests() : resources.getLimits();
+      if (empty(existing)) {
+        ops.add(op("add", base + "/" + kind, Map.of(entry.getKey(), count)));
       } else {
-        for (String kind : List.of("requests", "limits")) {
-          var existing = kind.equals("requests") ? resources.getRequests() : resources.getLimits();
-          if (empty(existing)) {
-            ops.add(op("add", base + "/" + kind, Map.of(entry.getKey(), count)));
-          } else {
-            ops.add(op("add", base + "/" + kind + "/" + escape(entry.getKey()), count));
-          }
-        }
+        ops.add(op("add", base + "/" + kind + "/" + escape(entry.getKey()), count));
       }
     }
-    return ops;
   }
 
   public static boolean isBound(SliceClaim claim) {

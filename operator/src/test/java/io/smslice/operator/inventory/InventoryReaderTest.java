@@ -47,7 +47,10 @@ class InventoryReaderTest {
             node("sick", NOW.toString(), GpuHealth.Unhealthy));
     var inventory =
         InventoryReader.read(
-            nodes, Map.of("fresh", Map.of("zone", "a")), NOW, Duration.ofSeconds(60));
+            nodes,
+            Map.of("fresh", new NodeFacts(Map.of("zone", "a"), null)),
+            NOW,
+            Duration.ofSeconds(60));
     assertThat(inventory).extracting(n -> n.name()).containsExactly("fresh", "sick");
     var fresh = inventory.getFirst();
     assertThat(fresh.labels()).containsEntry("zone", "a");

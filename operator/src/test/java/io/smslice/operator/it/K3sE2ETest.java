@@ -25,9 +25,11 @@ import org.testcontainers.k3s.K3sContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
- * The claim -> Bound -> pod bound path on a real API server (k3s), which evaluates the CRDs'
- * schema, defaults and CEL rules and serves the real pods/binding subresource. Runs where Docker
- * exists; skipped elsewhere.
+ * The claim -> Bound -> gate lifted -> pod scheduled path on a real API server and kube-scheduler
+ * (k3s), which evaluate the CRDs' schema, defaults and CEL rules, the rules for changing a gated
+ * pod's node affinity, and the extended resource's fit. The node's smslice.io/sm capacity is
+ * written by the test, as the device plugin would advertise it. Runs where Docker exists; skipped
+ * elsewhere.
  */
 @Testcontainers(disabledWithoutDocker = true)
 class K3sE2ETest {
@@ -51,6 +53,15 @@ class K3sE2ETest {
           .create();
       String node = client.nodes().list().getItems().getFirst().getMetadata().getName();
       Cluster.sliceNode(client, node, Instant.now(), Cluster.h200("GPU-k3s-0", 0, "NVIDIA H200"));
+      client
+          .nodes()
+          .withName(node)
+          .editStatus(
+              n -> {
+                n.getStatus().getCapacity().put(SlicePods.SM_RESOURCE, new Quantity("132"));
+                n.getStatus().getAllocatable().put(SlicePods.SM_RESOURCE, new Quantity("132"));
+                return n;
+              });
       try (PlainOperator operator = new PlainOperator(client, true)) {
         var claim = Cluster.claim("e2e", 16, null);
         claim.getSpec().setIsolation(null);
@@ -69,7 +80,7 @@ class K3sE2ETest {
                 .addToLabels(SlicePods.MANAGED_LABEL, "true")
                 .endMetadata()
                 .withNewSpec()
-                .withSchedulerName(SlicePods.SCHEDULER_NAME)
+                .addNewSchedulingGate(SlicePods.GATE)
                 .addNewContainer()
                 .withName("main")
                 .withImage("busybox")

@@ -7,7 +7,7 @@ import io.smslice.operator.claim.SliceAllocator;
 import io.smslice.operator.claim.SliceClaimReconciler;
 import io.smslice.operator.config.OperatorConfig;
 import io.smslice.operator.metrics.SliceMetrics;
-import io.smslice.operator.pods.PodSchedulerReconciler;
+import io.smslice.operator.pods.ClaimGateReconciler;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
@@ -23,8 +23,8 @@ public final class PlainOperator implements AutoCloseable {
     this(client, false);
   }
 
-  /** With {@code scheduler}, the smslice-scheduler controller runs too. */
-  public PlainOperator(KubernetesClient client, boolean scheduler) {
+  /** With {@code gate}, the claim-gate controller (releases gated pods) runs too. */
+  public PlainOperator(KubernetesClient client, boolean gate) {
     operator =
         new Operator(
             o ->
@@ -34,9 +34,10 @@ public final class PlainOperator implements AutoCloseable {
                     .withCloseClientOnStop(false));
     var allocator = new SliceAllocator(config(), Clock.systemUTC());
     var metrics = new SliceMetrics(new SimpleMeterRegistry());
-    operator.register(new SliceClaimReconciler(allocator, metrics, client, Clock.systemUTC()));
-    if (scheduler) {
-      operator.register(new PodSchedulerReconciler(client, Clock.systemUTC()));
+    operator.register(
+        new SliceClaimReconciler(allocator, metrics, client, Clock.systemUTC(), config()));
+    if (gate) {
+      operator.register(new ClaimGateReconciler(client, Clock.systemUTC()));
     }
     operator.start();
   }
@@ -59,8 +60,8 @@ public final class PlainOperator implements AutoCloseable {
       }
 
       @Override
-      public Duration webhookClaimWait() {
-        return Duration.ofSeconds(1);
+      public java.util.Set<String> toleratedTaints() {
+        return java.util.Set.of("nvidia.com/gpu");
       }
 
       @Override

@@ -210,4 +210,47 @@ class PlacementEngineTest {
     assertThat(u.reason()).isEqualTo("InvalidClaim");
     assertThat(u.message()).contains("spec.sms is required");
   }
+
+  /** Issue 12.1: a node closed to new work gets no new slice; what it holds stays. */
+  @Test
+  void closedNodesGetNoNewSlicesButKeepTheirs() {
+    var open = node("n1", Gpus.h200("n1", 0));
+    var closed = new NodeInventory("n0", Map.of(), List.of(Gpus.h200("n0", 0)), "cordoned");
+    var e = new PlacementEngine(List.of(closed, open));
+    assertThat(placed(e.place(compute("a", 16))).node()).isEqualTo("n1");
+    Placement held =
+        new Placement("n0", "GPU-n0-0", Mode.GREEN, List.of(0, 1), 16, null, null, 0, 0);
+    assertThat(e.commit("old", Priority.STANDARD, held)).isEmpty();
+
+    var onlyClosed = new PlacementEngine(List.of(closed));
+    var u = unplaced(onlyClosed.place(compute("b", 16)));
+    assertThat(u.permanent()).as("a cordon is not forever").isFalse();
+    assertThat(u.message()).contains("closed to new work");
+    var lc = request("lc", 16, Isolation.COMPUTE, Priority.LATENCY_CRITICAL);
+    assertThat(onlyClosed.place(lc)).isInstanceOf(Decision.Unplaced.class);
+  }
+
+  /** Issue 9: MPS percentage claims and green slices never share a GPU. */
+  @Test
+  void sharedClaimsAndGreenSlicesKeepToGpusOfTheirOwnMode() {
+    var e =
+        new PlacementEngine(
+            List.of(node("n1", Gpus.h200("n1", 0)), node("n2", Gpus.mpsH200("n2", 0))));
+    Placement shared = placed(e.place(request("s", 16, Isolation.SHARED, Priority.STANDARD)));
+    assertThat(shared.mode()).isEqualTo(Mode.MPS);
+    assertThat(shared.node()).isEqualTo("n2");
+    Placement green = placed(e.place(compute("g", 16)));
+    assertThat(green.mode()).isEqualTo(Mode.GREEN);
+    assertThat(green.node()).isEqualTo("n1");
+
+    var greenOnly = new PlacementEngine(List.of(node("n1", Gpus.h200("n1", 0))));
+    assertThat(greenOnly.place(request("s", 16, Isolation.SHARED, Priority.STANDARD)))
+        .isInstanceOf(Decision.Unplaced.class);
+    var mpsOnly = new PlacementEngine(List.of(node("n2", Gpus.mpsH200("n2", 0))));
+    assertThat(mpsOnly.place(compute("g", 16))).isInstanceOf(Decision.Unplaced.class);
+    // A green GPU's engine state never admits an MPS share, even committed by hand.
+    Placement mpsOnGreen =
+        new Placement("n1", "GPU-n1-0", Mode.MPS, List.of(), 16, null, null, 13, 0);
+    assertThat(greenOnly.commit("x", Priority.STANDARD, mpsOnGreen)).isPresent();
+  }
 }

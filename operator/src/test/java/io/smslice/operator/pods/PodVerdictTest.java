@@ -71,14 +71,27 @@ class PodVerdictTest {
   }
 
   @Test
-  void bindsWhenTheRequestMatchesTheBinding() {
+  void releasesWhenTheRequestMatchesTheBinding() {
     assertThat(
             PodVerdict.of(pod("smslice.io/sm", "16"), "c", bound(GpuMode.Green, 16), n -> node()))
-        .isEqualTo(new PodVerdict.Bind("n1"));
+        .isEqualTo(new PodVerdict.Release("n1"));
     assertThat(PodVerdict.of(pod("smslice.io/mps", "50"), "c", bound(GpuMode.MPS, 66), n -> node()))
-        .isEqualTo(new PodVerdict.Bind("n1"));
+        .isEqualTo(new PodVerdict.Release("n1"));
     assertThat(PodVerdict.of(pod("smslice.io/mig", "1"), "c", bound(GpuMode.MIG, 16), n -> node()))
-        .isEqualTo(new PodVerdict.Bind("n1"));
+        .isEqualTo(new PodVerdict.Release("n1"));
+  }
+
+  @Test
+  void aGreenPodAdmittedBeforeBindingAsksForTheClaimsSpecSms() {
+    SliceClaim c = bound(GpuMode.Green, 24);
+    c.setSpec(new io.smslice.api.v1alpha1.claim.SliceClaimSpec());
+    c.getSpec().setSms(20);
+    assertThat(PodVerdict.of(pod("smslice.io/sm", "20"), "c", c, n -> node()))
+        .isEqualTo(new PodVerdict.Release("n1"));
+    assertThat(PodVerdict.of(pod("smslice.io/sm", "24"), "c", c, n -> node()))
+        .isEqualTo(new PodVerdict.Release("n1"));
+    assertThat(PodVerdict.of(pod("smslice.io/sm", "21"), "c", c, n -> node()))
+        .isInstanceOf(PodVerdict.Wait.class);
   }
 
   @Test
@@ -93,6 +106,20 @@ class PodVerdictTest {
                 assertThat(w.message())
                     .contains("requests 0 smslice.io/sm")
                     .contains("bound with 16"));
+    Pod owned = pod("smslice.io/sm", "8");
+    owned
+        .getMetadata()
+        .setOwnerReferences(
+            List.of(
+                new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                    .withKind("ReplicaSet")
+                    .withName("rs")
+                    .withController(true)
+                    .build()));
+    assertThat(PodVerdict.of(owned, "c", bound(GpuMode.Green, 16), n -> node()))
+        .isInstanceOfSatisfying(
+            PodVerdict.Recreate.class,
+            r -> assertThat(r.message()).contains("its controller creates it again"));
     SliceClaim failed = bound(GpuMode.Green, 16);
     failed.getStatus().setPhase(Phase.Failed);
     failed.getStatus().setMessage("too big");

@@ -17,9 +17,17 @@ import io.smslice.api.v1alpha1.SmsliceApi;
 @ShortNames("slc")
 @AdditionalPrinterColumn(name = "PHASE", jsonPath = ".status.phase")
 @AdditionalPrinterColumn(
+    name = "READY",
+    jsonPath = ".status.conditions[?(@.type==\"Ready\")].status")
+@AdditionalPrinterColumn(
     name = "SMS",
-    jsonPath = ".spec.sms",
+    jsonPath = ".status.binding.sms",
     type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+    name = "REQUESTED",
+    jsonPath = ".spec.sms",
+    type = AdditionalPrinterColumn.Type.INTEGER,
+    priority = 1)
 @AdditionalPrinterColumn(name = "MEMORY", jsonPath = ".spec.memory")
 @AdditionalPrinterColumn(name = "ISOLATION", jsonPath = ".spec.isolation")
 @AdditionalPrinterColumn(name = "NODE", jsonPath = ".status.binding.node")

@@ -22,8 +22,11 @@ import io.fabric8.kubernetes.api.model.Quantity;
 @ValidationRule(
     value =
         "!has(self.memory) || (isQuantity(string(self.memory))"
-            + " && quantity(string(self.memory)).sign() > 0)",
-    message = "spec.memory must be a positive quantity such as 8Gi or 512Mi",
+            + " && quantity(string(self.memory)).sign() > 0"
+            + " && quantity(string(self.memory)).isInteger())",
+    message =
+        "spec.memory must be a positive whole number of bytes such as 8Gi or 512Mi (512m would be"
+            + " 0.512 bytes)",
     fieldPath = ".memory")
 @ValidationRule(
     value = "self.isolation == oldSelf.isolation",

@@ -14,7 +14,9 @@ public class SliceClaimStatus {
   private Binding binding;
 
   @JsonPropertyDescription(
-      "Latest observations: Placed, Ready, Resized; each with the generation it describes.")
+      "Latest observations, one per type: Placed, Resized, and Ready (Bound and served by its"
+          + " node: what kubectl wait --for=condition=Ready waits for); each with the generation it"
+          + " describes.")
   private List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("The spec generation this status describes.")

@@ -17,7 +17,10 @@ import io.smslice.api.v1alpha1.SmsliceApi;
 @ShortNames("sln")
 @AdditionalPrinterColumn(name = "BACKEND", jsonPath = ".status.backend")
 @AdditionalPrinterColumn(name = "AGENT", jsonPath = ".status.agentVersion")
-@AdditionalPrinterColumn(name = "HEARTBEAT", jsonPath = ".status.heartbeat")
+@AdditionalPrinterColumn(
+    name = "HEARTBEAT",
+    jsonPath = ".status.heartbeat",
+    type = AdditionalPrinterColumn.Type.DATE)
 @AdditionalPrinterColumn(
     name = "AGE",
     jsonPath = ".metadata.creationTimestamp",

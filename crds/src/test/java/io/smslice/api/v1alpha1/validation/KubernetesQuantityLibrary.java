@@ -12,8 +12,8 @@ import java.util.regex.Pattern;
 
 /**
  * The part of the API server's CEL quantity library that our rules use ({@code isQuantity}, {@code
- * quantity}, {@code sign}), following the Kubernetes quantity grammar, so the rules can be
- * evaluated without an API server.
+ * quantity}, {@code sign}, {@code isInteger}), following the Kubernetes quantity grammar, so the
+ * rules can be evaluated without an API server.
  */
 final class KubernetesQuantityLibrary {
   private static final OpaqueType QUANTITY = OpaqueType.create("kubernetes.Quantity");
@@ -21,7 +21,7 @@ final class KubernetesQuantityLibrary {
       Pattern.compile(
           "^([+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+))(Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E|[eE][+-]?\\d+)?$");
 
-  /** A parsed quantity; only its sign matters to our rules. */
+  /** A parsed quantity: its value, suffix applied. */
   record Quantity(BigDecimal number) {}
 
   private KubernetesQuantityLibrary() {}
@@ -35,7 +35,10 @@ final class KubernetesQuantityLibrary {
             "quantity",
             CelOverloadDecl.newGlobalOverload("string_to_quantity", QUANTITY, SimpleType.STRING)),
         CelFunctionDecl.newFunctionDeclaration(
-            "sign", CelOverloadDecl.newMemberOverload("quantity_sign", SimpleType.INT, QUANTITY)));
+            "sign", CelOverloadDecl.newMemberOverload("quantity_sign", SimpleType.INT, QUANTITY)),
+        CelFunctionDecl.newFunctionDeclaration(
+            "isInteger",
+            CelOverloadDecl.newMemberOverload("quantity_is_integer", SimpleType.BOOL, QUANTITY)));
   }
 
   static List<CelFunctionBinding> bindings() {
@@ -44,7 +47,19 @@ final class KubernetesQuantityLibrary {
             "is_quantity", String.class, text -> GRAMMAR.matcher(text).matches()),
         CelFunctionBinding.from(
             "string_to_quantity", String.class, KubernetesQuantityLibrary::parse),
-        CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.number().signum()));
+        CelFunctionBinding.from("quantity_sign", Quantity.class, q -> (long) q.number().signum()),
+        CelFunctionBinding.from(
+            "quantity_is_integer",
+            Quantity.class,
+            q -> {
+              // As the API server: representable as an int64 without losing precision.
+              try {
+                q.number().longValueExact();
+                return true;
+              } catch (ArithmeticException e) {
+                return false;
+              }
+            }));
   }
 
   private static Quantity parse(String text) {
@@ -52,6 +67,28 @@ final class KubernetesQuantityLibrary {
     if (!m.matches()) {
       throw new IllegalArgumentException("quantities must match the regular expression " + GRAMMAR);
     }
-    return new Quantity(new BigDecimal(m.group(1)));
+    return new Quantity(new BigDecimal(m.group(1)).multiply(scale(m.group(2))));
+  }
+
+  private static BigDecimal scale(String suffix) {
+    if (suffix == null) {
+      return BigDecimal.ONE;
+    }
+    return switch (suffix) {
+      case "Ki" -> BigDecimal.TWO.pow(10);
+      case "Mi" -> BigDecimal.TWO.pow(20);
+      case "Gi" -> BigDecimal.TWO.pow(30);
+      case "Ti" -> BigDecimal.TWO.pow(40);
+      case "Pi" -> BigDecimal.TWO.pow(50);
+      case "Ei" -> BigDecimal.TWO.pow(60);
+      case "m" -> new BigDecimal("0.001");
+      case "k" -> BigDecimal.TEN.pow(3);
+      case "M" -> BigDecimal.TEN.pow(6);
+      case "G" -> BigDecimal.TEN.pow(9);
+      case "T" -> BigDecimal.TEN.pow(12);
+      case "P" -> BigDecimal.TEN.pow(15);
+      case "E" -> BigDecimal.TEN.pow(18);
+      default -> BigDecimal.ONE.scaleByPowerOfTen(Integer.parseInt(suffix.substring(1)));
+    };
   }
 }

@@ -74,13 +74,15 @@ class SliceClaimValidationTest {
           sms: 16\\npriority: ''                    | enum
           isolation: Memory                         | spec.memory is required when isolation is Memory
           isolation: Memory\\nsms: 16               | spec.memory is required when isolation is Memory
-          sms: 16\\nmemory: 8 GiB                   | spec.memory must be a positive quantity
-          sms: 16\\nmemory: '-1Gi'                  | spec.memory must be a positive quantity
-          sms: 16\\nmemory: '0'                     | spec.memory must be a positive quantity
-          sms: 16\\nmemory: 0                       | spec.memory must be a positive quantity
-          sms: 16\\nmemory: lots                    | spec.memory must be a positive quantity
-          sms: 16\\nmemory: 8Gb                     | spec.memory must be a positive quantity
+          sms: 16\\nmemory: 8 GiB                   | spec.memory must be a positive
+          sms: 16\\nmemory: '-1Gi'                  | spec.memory must be a positive
+          sms: 16\\nmemory: '0'                     | spec.memory must be a positive
+          sms: 16\\nmemory: 0                       | spec.memory must be a positive
+          sms: 16\\nmemory: lots                    | spec.memory must be a positive
+          sms: 16\\nmemory: 8Gb                     | spec.memory must be a positive
           sms: 16\\nmemory: true                    | memory
+          sms: 16\\nmemory: 512m                    | spec.memory must be a positive whole number of bytes
+          sms: 16\\nmemory: '0.5'                   | spec.memory must be a positive whole number of bytes
           smz: 16                                   | smz
           sms: 16\\nselector:\\n  product: ''       | pattern
           sms: 16\\nselector:\\n  nodeLabels:\\n    zone: 3 | string

@@ -1,0 +1,113 @@
+package io.smslice.operator.pods;
+
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimTemplate;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * Gives a pod that names a SliceClaimTemplate its own claim: a SliceClaim made from the template,
+ * owned by the pod (Kubernetes' garbage collector removes it with the pod, and the claim's
+ * finalizer frees its slice), whose name is then written to the pod's {@code smslice.io/claim}
+ * annotation. From there the pod goes the way of any claim pod.
+ */
+final class PerPodClaims {
+  /** Label on a per-pod claim naming its template. */
+  static final String TEMPLATE_LABEL = SmsliceApi.GROUP + "/claim-template";
+
+  private final KubernetesClient client;
+
+  PerPodClaims(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Makes the pod's claim and names it on the pod; empty when done, else why the pod waits. */
+  Optional<PodVerdict.Wait> ensure(Pod pod, String template) {
+    String ns = pod.getMetadata().getNamespace();
+    SliceClaimTemplate t =
+        client.resources(SliceClaimTemplate.class).inNamespace(ns).withName(template).get();
+    if (t == null || t.getSpec() == null || t.getSpec().getSpec() == null) {
+      return Optional.of(
+          new PodVerdict.Wait(
+              "ClaimTemplateNotFound",
+              "SliceClaimTemplate " + ns + "/" + template + " does not exist; the pod waits"));
+    }
+    String name = claimName(pod.getMetadata().getName());
+    SliceClaim claim = new SliceClaim();
+    claim.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(name)
+            .withNamespace(ns)
+            .addToLabels(TEMPLATE_LABEL, template)
+            .withOwnerReferences(
+                new OwnerReferenceBuilder()
+                    .withApiVersion("v1")
+                    .withKind("Pod")
+                    .withName(pod.getMetadata().getName())
+                    .withUid(pod.getMetadata().getUid())
+                    .withController(true)
+                    .withBlockOwnerDeletion(true)
+                    .build())
+            .build());
+    claim.setSpec(t.getSpec().getSpec());
+    try {
+      client.resource(claim).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      SliceClaim existing = client.resources(SliceClaim.class).inNamespace(ns).withName(name).get();
+      boolean ours =
+          existing != null
+              && existing.getMetadata().getOwnerReferences().stream()
+                  .anyMatch(o -> pod.getMetadata().getUid().equals(o.getUid()));
+      if (!ours) {
+        return Optional.of(
+            new PodVerdict.Wait(
+                "ClaimNameTaken",
+                "SliceClaim "
+                    + ns
+                    + "/"
+                    + name
+                    + " exists and belongs to something else; rename it or the pod"));
+      }
+    }
+    client
+        .pods()
+        .inNamespace(ns)
+        .withName(pod.getMetadata().getName())
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put(SmsliceApi.CLAIM_ANNOTATION, name);
+              return p;
+            });
+    return Optional.empty();
+  }
+
+  /** {@code <pod>-slice}, shortened with a digest when that is no valid object name. */
+  static String claimName(String pod) {
+    String plain = pod + "-slice";
+    if (plain.length() <= 253) {
+      return plain;
+    }
+    try {
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(pod.getBytes(StandardCharsets.UTF_8));
+      return pod.substring(0, 200).replaceAll("[.-]+$", "")
+          + "-"
+          + HexFormat.of().formatHex(digest, 0, 8)
+          + "-slice";
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,206 @@
+package io.smslice.operator.it;
+
+import static io.smslice.operator.it.Cluster.NS;
+import static io.smslice.operator.it.Cluster.awaitPhase;
+import static io.smslice.operator.it.Cluster.claim;
+import static io.smslice.operator.it.Cluster.h200;
+import static io.smslice.operator.it.Cluster.sliceNode;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.operator.pods.SlicePods;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The claim-gate controller against the CRUD mock API server: gated pods of a Bound claim are
+ * pinned to its node and released to the kube-scheduler; the operator binds nothing itself.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true, setup = MockCluster.class)
+class ClaimGateTest {
+  @Inject KubernetesClient client;
+
+  /** A pod as the webhook leaves it: labelled, gated, with the resource. */
+  static Pod gated(String name, String claim, int sms) {
+    var q = Map.of(SlicePods.SM_RESOURCE, new Quantity(Integer.toString(sms)));
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NS)
+        .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, claim)
+        .addToLabels(SlicePods.MANAGED_LABEL, "true")
+        .endMetadata()
+        .withNewSpec()
+        .addNewSchedulingGate(SlicePods.GATE)
+        .withNodeSelector(Map.of("disk", "ssd"))
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .withNewResources()
+        .withRequests(q)
+        .withLimits(q)
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private Pod pod(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  private boolean released(String name) {
+    Pod p = pod(name);
+    return p != null && p.getSpec().getSchedulingGates().isEmpty();
+  }
+
+  private boolean hasEvent(String object, String reason) {
+    return client.v1().events().inNamespace(NS).list().getItems().stream()
+        .anyMatch(
+            e -> e.getInvolvedObject().getName().equals(object) && e.getReason().equals(reason));
+  }
+
+  /** Issue 12.1 and 12.3: pinned by node affinity and released; never bound by the operator. */
+  @Test
+  void gatedPodWaitsForItsClaimThenIsPinnedAndReleased() {
+    client.resource(claim("gate-claim", 16, "P-gate")).create();
+    client.resource(gated("gate-pod", "gate-claim", 16)).create();
+    await().atMost(Duration.ofSeconds(20)).until(() -> hasEvent("gate-pod", "ClaimNotBound"));
+    assertThat(released("gate-pod")).isFalse();
+
+    sliceNode(client, "gate-1", Instant.now(), h200("GPU-gate-1", 0, "P-gate"));
+    awaitPhase(client, "gate-claim", Phase.Bound);
+    await().atMost(Duration.ofSeconds(20)).until(() -> released("gate-pod"));
+    Pod p = pod("gate-pod");
+    assertThat(p.getSpec().getNodeName()).as("the kube-scheduler binds, not the operator").isNull();
+    var terms =
+        p.getSpec()
+            .getAffinity()
+            .getNodeAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution()
+            .getNodeSelectorTerms();
+    assertThat(terms).hasSize(1);
+    assertThat(terms.getFirst().getMatchFields())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getKey()).isEqualTo("metadata.name");
+              assertThat(r.getOperator()).isEqualTo("In");
+              assertThat(r.getValues()).containsExactly("gate-1");
+            });
+    assertThat(p.getSpec().getNodeSelector()).containsExactly(Map.entry("disk", "ssd"));
+    assertThat(p.getSpec().getContainers().getFirst().getResources().getRequests())
+        .containsEntry(SlicePods.SM_RESOURCE, new Quantity("16"));
+    await().atMost(Duration.ofSeconds(10)).until(() -> hasEvent("gate-pod", "ClaimBound"));
+  }
+
+  /** Issue 12.2: a claim serves one pod at a time; the next waits gated with a reason. */
+  @Test
+  void aSecondPodOfTheSameClaimWaitsUntilTheFirstIsGone() {
+    sliceNode(client, "one-1", Instant.now(), h200("GPU-one-1", 0, "P-one"));
+    client.resource(claim("one-claim", 16, "P-one")).create();
+    awaitPhase(client, "one-claim", Phase.Bound);
+    client.resource(gated("one-a", "one-claim", 16)).create();
+    client.resource(gated("one-b", "one-claim", 16)).create();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                (released("one-a") || released("one-b"))
+                    && (hasEvent("one-a", "ClaimInUse") || hasEvent("one-b", "ClaimInUse")));
+    String first = released("one-a") ? "one-a" : "one-b";
+    String second = first.equals("one-a") ? "one-b" : "one-a";
+    assertThat(released(second)).isFalse();
+    assertThat(
+            client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> e.getInvolvedObject().getName().equals(second))
+                .filter(e -> e.getReason().equals("ClaimInUse"))
+                .findFirst()
+                .orElseThrow()
+                .getMessage())
+        .contains("already serves pod " + first)
+        .contains("one claim each");
+
+    client.pods().inNamespace(NS).withName(first).delete();
+    await().atMost(Duration.ofSeconds(20)).until(() -> released(second));
+  }
+
+  /** A pod admitted before its Auto claim fixed the resource is made again by its controller. */
+  @Test
+  void ownedPodWithTheWrongRequestIsDeletedForItsControllerToRecreate() {
+    sliceNode(client, "re-1", Instant.now(), h200("GPU-re-1", 0, "P-re"));
+    client.resource(claim("re-claim", 16, "P-re")).create();
+    awaitPhase(client, "re-claim", Phase.Bound);
+    Pod wrong =
+        new PodBuilder(gated("re-pod", "re-claim", 40))
+            .editMetadata()
+            .addNewOwnerReference()
+            .withApiVersion("apps/v1")
+            .withKind("ReplicaSet")
+            .withName("re-rs")
+            .withUid("uid-re-rs")
+            .withController(true)
+            .endOwnerReference()
+            .endMetadata()
+            .build();
+    client.resource(wrong).create();
+    await().atMost(Duration.ofSeconds(20)).until(() -> pod("re-pod") == null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> hasEvent("re-claim", "PodRecreated"));
+  }
+
+  /** Issue 12.2: each pod of a replicated workload gets its own claim from a template. */
+  @Test
+  void aPodNamingAClaimTemplateGetsItsOwnClaimOwnedByThePod() {
+    sliceNode(client, "tpl-1", Instant.now(), h200("GPU-tpl-1", 0, "P-tpl"));
+    var template = new io.smslice.api.v1alpha1.claim.SliceClaimTemplate();
+    template.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName("per-pod")
+            .withNamespace(NS)
+            .build());
+    template.setSpec(new io.smslice.api.v1alpha1.claim.SliceClaimTemplateSpec());
+    template.getSpec().setSpec(claim("unused", 16, "P-tpl").getSpec());
+    client.resource(template).create();
+    for (String name : java.util.List.of("rep-a", "rep-b")) {
+      Pod p =
+          new PodBuilder(gated(name, "unused", 16))
+              .editMetadata()
+              .withAnnotations(Map.of(SlicePods.TEMPLATE_ANNOTATION, "per-pod"))
+              .withUid("uid-" + name)
+              .endMetadata()
+              .build();
+      client.resource(p).create();
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> released("rep-a") && released("rep-b"));
+    for (String name : java.util.List.of("rep-a", "rep-b")) {
+      var claim = Cluster.get(client, name + "-slice");
+      assertThat(claim.getStatus().getPhase()).isEqualTo(Phase.Bound);
+      assertThat(claim.getSpec().getSms()).isEqualTo(16);
+      assertThat(claim.getMetadata().getOwnerReferences())
+          .singleElement()
+          .satisfies(
+              o -> {
+                assertThat(o.getKind()).isEqualTo("Pod");
+                assertThat(o.getUid()).isEqualTo(pod(name).getMetadata().getUid());
+                assertThat(o.getController()).isTrue();
+              });
+      assertThat(pod(name).getMetadata().getAnnotations())
+          .containsEntry(SmsliceApi.CLAIM_ANNOTATION, name + "-slice");
+    }
+    assertThat(Cluster.get(client, "rep-a-slice").getStatus().getBinding().getSmGroups())
+        .doesNotContainAnyElementsOf(
+            Cluster.get(client, "rep-b-slice").getStatus().getBinding().getSmGroups());
+  }
+}
