@@ -66,7 +66,13 @@ public final class FakeKubelet implements AutoCloseable {
   }
 
   public FakeKubelet(Path directory) throws IOException {
+    this(directory, List.of());
+  }
+
+  /** A kubelet that refuses, from its first moment, to register these resource names. */
+  public FakeKubelet(Path directory, List<String> refusedNames) throws IOException {
     this.directory = directory;
+    refused.addAll(refusedNames);
     start();
   }
 
