@@ -29,9 +29,6 @@ final class ConfigParser {
           "heartbeatSeconds",
           "metricsPort",
           "mps");
-  // An extended resource name: a DNS subdomain prefix, a slash, and a DNS label-like name.
-  private static final Pattern RESOURCE_NAME =
-      Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
   private static final Pattern GPU_UUID = Pattern.compile("GPU-[0-9a-fA-F-]{8,}");
 
   private final String source;
@@ -99,13 +96,14 @@ final class ConfigParser {
 
   private String resourceName(String key, Object value) {
     String name = String.valueOf(value);
-    if (!RESOURCE_NAME.matcher(name).matches() || name.length() > 253) {
-      throw fail(key, "is '" + name + "'", "write an extended resource name such as smslice.io/sm");
-    }
-    String domain = name.substring(0, name.indexOf('/'));
-    if (domain.equals("kubernetes.io") || domain.endsWith(".kubernetes.io")) {
-      throw fail(key, "is '" + name + "'", "kubernetes.io names are reserved; use smslice.io/...");
-    }
+    ResourceNames.problem(name)
+        .ifPresent(
+            why -> {
+              throw fail(
+                  key,
+                  "is '" + name + "': the kubelet would refuse it (" + why + ")",
+                  "write an extended resource name such as smslice.io/sm");
+            });
     return name;
   }
 
