@@ -1,6 +1,7 @@
 package io.smslice.node.config;
 
 import io.smslice.api.v1alpha1.node.GpuMode;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,12 +143,30 @@ final class ConfigParser {
   private NodePaths paths(Map<String, Object> tree) {
     unknownKeys("paths.", tree, Set.of("devicePlugins", "run", "state", "dev", "proc"));
     NodePaths d = NodePaths.DEFAULTS;
-    return new NodePaths(
-        path("paths.devicePlugins", tree.get("devicePlugins"), d.devicePlugins()),
-        path("paths.run", tree.get("run"), d.run()),
-        path("paths.state", tree.get("state"), d.state()),
-        path("paths.dev", tree.get("dev"), d.dev()),
-        path("paths.proc", tree.get("proc"), d.proc()));
+    NodePaths paths =
+        new NodePaths(
+            path("paths.devicePlugins", tree.get("devicePlugins"), d.devicePlugins()),
+            path("paths.run", tree.get("run"), d.run()),
+            path("paths.state", tree.get("state"), d.state()),
+            path("paths.dev", tree.get("dev"), d.dev()),
+            path("paths.proc", tree.get("proc"), d.proc()));
+    int longest = paths.longestClaimSocket().toString().getBytes(StandardCharsets.UTF_8).length;
+    if (longest > NodePaths.UNIX_SOCKET_PATH_MAX) {
+      int runBytes = paths.run().toString().getBytes(StandardCharsets.UTF_8).length;
+      throw fail(
+          "paths.run",
+          "is '"
+              + paths.run()
+              + "': claim sockets under it take up to "
+              + longest
+              + " bytes, more than the "
+              + NodePaths.UNIX_SOCKET_PATH_MAX
+              + " a Unix socket path may have",
+          "use a directory of at most "
+              + (runBytes - (longest - NodePaths.UNIX_SOCKET_PATH_MAX))
+              + " bytes, such as /run/smslice");
+    }
+    return paths;
   }
 
   private Path path(String key, Object value, Path fallback) {
