@@ -7,6 +7,7 @@ import io.smslice.agent.metrics.MetricsSnapshot;
 import io.smslice.agent.metrics.MetricsText;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
+import io.smslice.agent.transparent.AttachedProcess;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.MpsServers;
@@ -129,7 +130,11 @@ public final class Agent implements ClaimAccess, AutoCloseable {
         spec,
         backend,
         new ClaimServer.Settings(
-            options.sharedDataBytes(), options.maxSessionsPerClaim(), options.maxFrameBytes()),
+            options.sharedDataBytes(),
+            options.maxSessionsPerClaim(),
+            options.maxFrameBytes(),
+            options.connections(),
+            false),
         token -> tokens.accepts(claim.namespace(), claim.name(), token),
         recovery);
   }
@@ -183,6 +188,18 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     return Optional.ofNullable(served.get(namespace + "/" + claim))
         .map(s -> s.sample(modeOf(s)))
         .map(ClaimSample::metrics);
+  }
+
+  /**
+   * The unmodified programs' processes attached to a served claim ({@code namespace/name}) now;
+   * empty for a claim not served here.
+   */
+  public List<AttachedProcess> transparentProcesses(String claimKey) {
+    ServedClaim claim;
+    synchronized (this) {
+      claim = served.get(claimKey);
+    }
+    return claim == null ? List.of() : claim.transparentProcesses();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.smslice.agent;
 
+import io.smslice.agent.server.ConnectionLimits;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -11,6 +12,7 @@ import java.util.Objects;
  * @param sharedDataBytes size of each session's shared data area (copies go through it)
  * @param maxSessionsPerClaim connections one claim may have open at once
  * @param maxFrameBytes largest control request accepted (a module image, mostly)
+ * @param connections limits on a claim socket's other connections (attached processes, ...)
  */
 public record AgentOptions(
     String nodeName,
@@ -19,7 +21,8 @@ public record AgentOptions(
     RunMode runMode,
     long sharedDataBytes,
     int maxSessionsPerClaim,
-    int maxFrameBytes) {
+    int maxFrameBytes,
+    ConnectionLimits connections) {
 
   public static final long DEFAULT_SHARED_DATA_BYTES = 64L << 20;
   public static final int DEFAULT_MAX_SESSIONS = 64;
@@ -30,10 +33,44 @@ public record AgentOptions(
     Objects.requireNonNull(runDir, "runDir");
     Objects.requireNonNull(stateDir, "stateDir");
     Objects.requireNonNull(runMode, "runMode");
+    Objects.requireNonNull(connections, "connections");
     if (sharedDataBytes < 4096 || maxSessionsPerClaim < 1 || maxFrameBytes < 4096) {
       throw new IllegalArgumentException(
           "sharedDataBytes and maxFrameBytes must be at least 4096, maxSessionsPerClaim at least 1");
     }
+  }
+
+  /** With the default connection limits. */
+  public AgentOptions(
+      String nodeName,
+      Path runDir,
+      Path stateDir,
+      RunMode runMode,
+      long sharedDataBytes,
+      int maxSessionsPerClaim,
+      int maxFrameBytes) {
+    this(
+        nodeName,
+        runDir,
+        stateDir,
+        runMode,
+        sharedDataBytes,
+        maxSessionsPerClaim,
+        maxFrameBytes,
+        ConnectionLimits.DEFAULTS);
+  }
+
+  /** The same options with other connection limits. */
+  public AgentOptions withConnections(ConnectionLimits limits) {
+    return new AgentOptions(
+        nodeName,
+        runDir,
+        stateDir,
+        runMode,
+        sharedDataBytes,
+        maxSessionsPerClaim,
+        maxFrameBytes,
+        limits);
   }
 
   /** The project's host paths (/run/smslice, /var/lib/smslice) and default limits. */

@@ -3,8 +3,10 @@ package io.smslice.agent;
 import io.smslice.agent.metrics.ClaimSample;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
+import io.smslice.agent.transparent.AttachedProcess;
 import io.smslice.gpu.GpuException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 
 /** A claim served by a {@link ClaimServer} inside the agent's process. */
@@ -66,6 +68,11 @@ final class InAgentClaim implements ServedClaim {
         runtime.memoryQuota(),
         runtime.sessions(),
         runtime.metrics().snapshot());
+  }
+
+  @Override
+  public List<AttachedProcess> transparentProcesses() {
+    return server.attachedProcesses();
   }
 
   @Override

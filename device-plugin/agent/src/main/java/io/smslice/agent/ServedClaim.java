@@ -1,8 +1,10 @@
 package io.smslice.agent;
 
 import io.smslice.agent.metrics.ClaimSample;
+import io.smslice.agent.transparent.AttachedProcess;
 import io.smslice.gpu.GpuException;
 import java.nio.file.Path;
+import java.util.List;
 
 /** A claim the agent serves, in its own process or in a worker process. */
 interface ServedClaim extends AutoCloseable {
@@ -16,6 +18,9 @@ interface ServedClaim extends AutoCloseable {
   long resize(BoundClaim binding) throws GpuException;
 
   ClaimSample sample(String runMode);
+
+  /** The unmodified programs' processes attached to the claim's socket now. */
+  List<AttachedProcess> transparentProcesses();
 
   @Override
   void close();

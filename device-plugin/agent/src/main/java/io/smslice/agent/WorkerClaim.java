@@ -2,12 +2,14 @@ package io.smslice.agent;
 
 import io.smslice.agent.metrics.ClaimSample;
 import io.smslice.agent.metrics.MetricsSnapshot;
+import io.smslice.agent.transparent.AttachedProcess;
 import io.smslice.agent.worker.WorkerProcess;
 import io.smslice.gpu.GpuError;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.MpsServers;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -63,7 +65,8 @@ final class WorkerClaim implements ServedClaim {
             options.stateDir().toString(),
             Long.toString(options.sharedDataBytes()),
             Integer.toString(options.maxSessionsPerClaim()),
-            Integer.toString(options.maxFrameBytes()));
+            Integer.toString(options.maxFrameBytes()),
+            options.connections().toArgument());
     Map<String, String> environment =
         mps == null
             ? Map.of()
@@ -144,6 +147,20 @@ final class WorkerClaim implements ServedClaim {
           merged);
     } catch (IOException | RuntimeException e) {
       return null; // a worker being restarted has no metrics to give
+    }
+  }
+
+  /** Asks the worker, which holds the claim's socket; empty while it is being restarted. */
+  @Override
+  public List<AttachedProcess> transparentProcesses() {
+    try {
+      String answer = process.request("processes");
+      if (!answer.startsWith("processes")) {
+        return List.of();
+      }
+      return Arrays.stream(answer.split(" ")).skip(1).map(AttachedProcess::fromWord).toList();
+    } catch (IOException | RuntimeException e) {
+      return List.of();
     }
   }
 

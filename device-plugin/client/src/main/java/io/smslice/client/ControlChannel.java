@@ -50,6 +50,23 @@ final class ControlChannel implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the agent still holds the connection, without waiting: the agent sends nothing unasked,
+   * so end of stream (or any unasked byte) means the session is over.
+   */
+  synchronized boolean peerOpen() {
+    try {
+      channel.configureBlocking(false);
+      try {
+        return channel.read(ByteBuffer.allocate(1)) == 0;
+      } finally {
+        channel.configureBlocking(true);
+      }
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   /** A request without an answer. */
   synchronized void send(Op op) {
     try {

@@ -6,25 +6,60 @@ import io.smslice.protocol.Status;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
-/** The tenant's side of the shared mapping: publishes records, waits for completions. */
+/**
+ * The tenant's side of the shared mapping: publishes records, waits for completions. A wait never
+ * lasts forever: it ends when the agent closes the connection (checked every few milliseconds once
+ * the wait sleeps) and, whatever else happens, after the wait timeout ({@code
+ * SMSLICE_WAIT_TIMEOUT_SECONDS}, 300 s by default).
+ */
 final class SharedRing {
   private static final long SPIN_NANOS = 2_000_000;
+  private static final long CHECK_NANOS = 50_000_000;
+  static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(300);
 
   private final MemorySegment memory;
   private final SharedCounters counters;
   private final Runnable doorbell;
+  private final BooleanSupplier agentConnected;
+  private final long waitTimeoutNanos;
   private long submitted;
 
   /** Last COMPLETED value read; re-read only when the ring looks full (saves cache traffic). */
   private long completed;
 
-  SharedRing(MemorySegment memory, Runnable doorbell) {
+  SharedRing(
+      MemorySegment memory,
+      Runnable doorbell,
+      BooleanSupplier agentConnected,
+      Duration waitTimeout) {
     this.memory = memory;
     this.counters = new SharedCounters(memory);
     this.doorbell = doorbell;
+    this.agentConnected = agentConnected;
+    this.waitTimeoutNanos = waitTimeout.toNanos();
     this.submitted = counters.getLong(SharedLayout.SUBMITTED);
+  }
+
+  /** SMSLICE_WAIT_TIMEOUT_SECONDS, or the default. */
+  static Duration configuredWaitTimeout() {
+    String value = System.getenv("SMSLICE_WAIT_TIMEOUT_SECONDS");
+    if (value == null || value.isBlank()) {
+      return DEFAULT_WAIT_TIMEOUT;
+    }
+    try {
+      long seconds = Long.parseLong(value.trim());
+      if (seconds > 0) {
+        return Duration.ofSeconds(seconds);
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new IllegalStateException(
+        "SMSLICE_WAIT_TIMEOUT_SECONDS must be a positive number of seconds, not '" + value + "'");
   }
 
   MemorySegment data() {
@@ -36,11 +71,15 @@ final class SharedRing {
    * then {@link #publish()}.
    */
   MemorySegment next() {
+    Wait wait = null;
     while (submitted - completed >= SharedLayout.RING_RECORDS) {
       completed = counters.getLong(SharedLayout.COMPLETED);
       if (submitted - completed >= SharedLayout.RING_RECORDS) {
         checkAlive();
-        Thread.onSpinWait();
+        if (wait == null) {
+          wait = new Wait("a free ring slot (the ring is full)", completed);
+        }
+        wait.pause(completed);
       }
     }
     return memory.asSlice(SharedLayout.recordOffset(submitted), SharedLayout.RECORD_BYTES);
@@ -59,18 +98,62 @@ final class SharedRing {
 
   /** Waits until record {@code seq} is done, then reports any failed record. */
   void await(long seq) {
-    long start = 0;
+    Wait wait = null;
     while ((completed = counters.getLong(SharedLayout.COMPLETED)) <= seq) {
       checkAlive();
-      if (start == 0) {
-        start = System.nanoTime();
-      } else if (System.nanoTime() - start > SPIN_NANOS) {
-        LockSupport.parkNanos(20_000);
-        continue;
+      if (wait == null) {
+        wait = new Wait("operation #" + seq, completed);
       }
-      Thread.onSpinWait();
+      wait.pause(completed);
     }
     checkErrors();
+  }
+
+  /** One wait: spins briefly, then sleeps, checking the agent's connection and the deadline. */
+  private final class Wait {
+    private final String what;
+    private final long start = System.nanoTime();
+    private long lastCheck = start;
+    private long lastCompleted;
+    private long lastProgress = start;
+
+    Wait(String what, long completed) {
+      this.what = what;
+      this.lastCompleted = completed;
+    }
+
+    void pause(long completed) {
+      long now = System.nanoTime();
+      if (completed != lastCompleted) {
+        lastCompleted = completed;
+        lastProgress = now;
+      }
+      if (now - start < SPIN_NANOS) {
+        Thread.onSpinWait();
+        return;
+      }
+      if (now - lastCheck > CHECK_NANOS) {
+        lastCheck = now;
+        if (!agentConnected.getAsBoolean()) {
+          throw new DeviceLostException(
+              Status.DEVICE_LOST,
+              "the agent closed the session while this tenant waited for " + what + "; reconnect");
+        }
+      }
+      if (now - lastProgress > waitTimeoutNanos) {
+        throw new SmsliceException(
+            Status.UNAVAILABLE,
+            "waited "
+                + waitTimeoutNanos / 1_000_000
+                + " ms for "
+                + what
+                + " without the agent completing anything (completed through #"
+                + (completed - 1)
+                + "); the claim's executor may be stuck or the GPU hung"
+                + " (SMSLICE_WAIT_TIMEOUT_SECONDS sets this limit)");
+      }
+      LockSupport.parkNanos(20_000);
+    }
   }
 
   /** Waits for every published record. */

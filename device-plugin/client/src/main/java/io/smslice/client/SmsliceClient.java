@@ -96,7 +96,12 @@ public final class SmsliceClient implements AutoCloseable {
                 != SharedLayout.VERSION) {
           throw new IllegalStateException("shared file " + file + " has an unknown layout");
         }
-        ring = new SharedRing(memory, () -> control.send(Op.DOORBELL));
+        ring =
+            new SharedRing(
+                memory,
+                () -> control.send(Op.DOORBELL),
+                () -> control != null && control.peerOpen(),
+                SharedRing.configuredWaitTimeout());
       }
       control.call(Op.MAPPED, ByteBuffer.allocate(0));
     } catch (IOException e) {

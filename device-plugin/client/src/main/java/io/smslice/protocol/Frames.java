@@ -18,20 +18,44 @@ public final class Frames {
     }
   }
 
-  /** Reads one frame body, or null at a clean end of stream. */
+  /** Thrown for a frame of length 0, which cannot hold its op byte; the stream cannot continue. */
+  public static final class EmptyFrameException extends IOException {
+    public EmptyFrameException() {
+      super("empty frame: the length counts the op or status byte, so it is at least 1");
+    }
+  }
+
+  /** What a frame's buffer starts with; it grows as the frame's bytes arrive. */
+  static final int FIRST_CHUNK_BYTES = 64 << 10;
+
+  /**
+   * Reads one frame body, or null at a clean end of stream. The body's buffer grows as bytes
+   * arrive, never to more than the bytes received so far (doubled): a peer that declares a large
+   * frame and sends little costs little.
+   */
   public static ByteBuffer read(ReadableByteChannel channel, int maxBytes) throws IOException {
     ByteBuffer header = ByteBuffer.allocate(4);
     if (!fill(channel, header, true)) {
       return null;
     }
     int length = header.flip().getInt();
-    if (length < 1 || length > maxBytes) {
+    if (length == 0) {
+      throw new EmptyFrameException();
+    }
+    if (length < 0 || length > maxBytes) {
       throw new TooLargeException(
           "frame of " + Integer.toUnsignedString(length) + " bytes; the limit is " + maxBytes);
     }
-    ByteBuffer body = ByteBuffer.allocate(length);
-    fill(channel, body, false);
-    return body.flip();
+    ByteBuffer body = ByteBuffer.allocate(Math.min(length, FIRST_CHUNK_BYTES));
+    while (true) {
+      fill(channel, body, false);
+      if (body.position() == length) {
+        return body.flip();
+      }
+      ByteBuffer larger =
+          ByteBuffer.allocate((int) Math.min(length, 2L * body.capacity())).put(body.flip());
+      body = larger;
+    }
   }
 
   private static boolean fill(ReadableByteChannel channel, ByteBuffer buffer, boolean eofOk)

@@ -22,9 +22,14 @@ public enum Op {
   DESTROY_GRAPH(14),
   INFO(15),
   DOORBELL(16),
-  BUFFER_ADDRESS(17);
+  BUFFER_ADDRESS(17),
+  /**
+   * First frame of an unmodified program's interposer instead of HELLO: registers the process with
+   * the claim and answers the claim's slice; the connection then stays open, carrying nothing.
+   */
+  ATTACH(18);
 
-  private static final Op[] BY_CODE = new Op[18];
+  private static final Op[] BY_CODE = new Op[19];
 
   static {
     for (Op op : values()) {

@@ -21,7 +21,10 @@ public enum Status {
   TOO_LARGE(8),
   /** Not possible on this backend or in this state. */
   UNSUPPORTED(9),
-  /** The session limit of the claim is reached, or the claim is not served. */
+  /**
+   * The claim cannot take this connection now (its session or attached-process limit, too many
+   * connections waiting for HELLO, or it is not served), or cannot serve unmodified programs.
+   */
   UNAVAILABLE(10);
 
   public final byte code;

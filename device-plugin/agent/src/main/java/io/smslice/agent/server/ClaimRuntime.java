@@ -9,7 +9,6 @@ import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -40,7 +39,7 @@ public final class ClaimRuntime implements AutoCloseable {
   }
 
   /** Limits of a claim's sessions. */
-  public record Limits(Path sessionDirectory, long sharedDataBytes, int maxSessions) {}
+  public record Limits(SessionDirectory sessionDirectory, long sharedDataBytes, int maxSessions) {}
 
   private final String name;
   private final GpuBackend backend;
@@ -247,7 +246,7 @@ public final class ClaimRuntime implements AutoCloseable {
               reply.complete(Reply.error(Status.GPU_ERROR, e.getMessage()));
             }
           } catch (RuntimeException e) {
-            reply.complete(Reply.error(Status.BAD_REQUEST, "malformed " + op + " request: " + e));
+            reply.complete(Reply.malformed(op, payload.limit(), e));
           }
         });
     return reply;
@@ -261,6 +260,10 @@ public final class ClaimRuntime implements AutoCloseable {
             if (serving) {
               session.drain();
               session.release();
+            } else {
+              // The context is lost and recovery will not see this session any more: drop its
+              // objects (the reset frees them on the GPU) and its mapping now.
+              session.end(Status.DEVICE_LOST, "session closed during GPU recovery", false);
             }
           }
         });

@@ -8,10 +8,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -23,46 +19,45 @@ final class SessionMemory implements AutoCloseable {
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Arena arena;
-  private final Path file;
+  private final SessionDirectory directory;
+  private final String file;
   final MemorySegment segment;
   final SharedCounters counters;
 
-  private SessionMemory(Arena arena, Path file, MemorySegment segment) {
+  private SessionMemory(
+      Arena arena, SessionDirectory directory, String file, MemorySegment segment) {
     this.arena = arena;
+    this.directory = directory;
     this.file = file;
     this.segment = segment;
     this.counters = new SharedCounters(segment);
   }
 
-  static SessionMemory create(Path directory, long dataBytes) throws IOException {
+  static SessionMemory create(SessionDirectory directory, long dataBytes) throws IOException {
     byte[] name = new byte[16];
     RANDOM.nextBytes(name);
-    Path file = directory.resolve(HexFormat.of().formatHex(name) + ".shm");
-    // Readable and writable by the tenant's user, whichever it is; the name is the secret.
-    Files.createFile(
-        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-rw-rw-")));
-    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-rw-"));
+    String file = HexFormat.of().formatHex(name) + ".shm";
     long size = SharedLayout.DATA_OFFSET + dataBytes;
     Arena arena = Arena.ofShared();
-    try (FileChannel channel =
-        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    // Readable and writable by the tenant's user, whichever it is; the name is the secret.
+    try (FileChannel channel = directory.create(file)) {
       channel.truncate(size);
       channel.write(java.nio.ByteBuffer.wrap(new byte[1]), size - 1);
       MemorySegment segment = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
-      SessionMemory memory = new SessionMemory(arena, file, segment);
+      SessionMemory memory = new SessionMemory(arena, directory, file, segment);
       segment.set(ValueLayout.JAVA_INT, SharedLayout.MAGIC_OFFSET, SharedLayout.MAGIC);
       segment.set(ValueLayout.JAVA_INT, SharedLayout.VERSION_OFFSET, SharedLayout.VERSION);
       return memory;
     } catch (IOException | RuntimeException e) {
       arena.close();
-      Files.deleteIfExists(file);
+      directory.delete(file);
       throw e;
     }
   }
 
   /** Path of the file relative to the claim directory (the socket's directory). */
   String relativeName() {
-    return file.getParent().getFileName() + "/" + file.getFileName();
+    return directory.relative(file);
   }
 
   long size() {
@@ -95,11 +90,7 @@ final class SessionMemory implements AutoCloseable {
   }
 
   void unlink() {
-    try {
-      Files.deleteIfExists(file);
-    } catch (IOException e) {
-      // The file goes with the claim directory at the latest.
-    }
+    directory.delete(file);
   }
 
   @Override

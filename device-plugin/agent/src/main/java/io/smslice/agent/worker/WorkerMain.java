@@ -3,6 +3,7 @@ package io.smslice.agent.worker;
 import io.smslice.agent.TokenStore;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
+import io.smslice.agent.server.ConnectionLimits;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
 import java.io.BufferedReader;
@@ -16,8 +17,9 @@ import java.util.List;
 /**
  * A per-claim worker: one process, a client of the GPU's MPS server (the agent sets
  * CUDA_MPS_PIPE_DIRECTORY), serving one claim with the same {@link ClaimServer} the agent runs
- * in-process. The agent drives it with lines on stdin ({@code resize <groups> <quota>}, {@code
- * metrics}, {@code stop}); it answers on stdout. Exit code 3: a GPU fault ended it.
+ * in-process. The agent drives it with numbered lines on stdin ({@code <n> resize <groups>
+ * <quota>}, {@code <n> metrics}, {@code <n> processes}, {@code <n> stop}); it answers each on
+ * stdout with a line starting with the same number. Exit code 3: a GPU fault ended it.
  */
 public final class WorkerMain {
   public static final int EXIT_GPU_FAULT = 3;
@@ -26,12 +28,13 @@ public final class WorkerMain {
 
   /**
    * Arguments: backend namespace name gpuUuid groups(csv) quotaBytes claimDir stateDir
-   * sharedDataBytes maxSessions maxFrameBytes.
+   * sharedDataBytes maxSessions maxFrameBytes connectionLimits. Unmodified programs may attach when
+   * the worker runs under an MPS server (CUDA_MPS_PIPE_DIRECTORY is set).
    */
   public static void main(String[] args) throws Exception {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     System.setOut(System.err); // stdout is the agent's channel; logs go to stderr
-    if (args.length != 11) {
+    if (args.length != 12) {
       out.println("failed usage: WorkerMain " + WorkerProcess.ARGUMENTS);
       System.exit(2);
     }
@@ -44,7 +47,11 @@ public final class WorkerMain {
             namespace, name, args[3], groups(args[4]), Long.parseLong(args[5]), Path.of(args[6]));
     ClaimServer.Settings settings =
         new ClaimServer.Settings(
-            Long.parseLong(args[8]), Integer.parseInt(args[9]), Integer.parseInt(args[10]));
+            Long.parseLong(args[8]),
+            Integer.parseInt(args[9]),
+            Integer.parseInt(args[10]),
+            ConnectionLimits.parse(args[11]),
+            System.getenv("CUDA_MPS_PIPE_DIRECTORY") != null);
     ClaimServer server;
     try {
       server =
@@ -60,20 +67,24 @@ public final class WorkerMain {
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     while ((line = in.readLine()) != null) {
-      String[] words = line.split(" ");
+      // "<request number> <command> <arguments...>"; every answer starts with the number.
+      String[] request = line.split(" ", 2);
+      String id = request[0];
+      String[] words = request.length > 1 ? request[1].split(" ") : new String[] {""};
       switch (words[0]) {
         case "resize" -> {
           try {
             long nanos = server.runtime().resize(groups(words[1]), Long.parseLong(words[2])).get();
-            out.println("resized " + nanos);
+            out.println(id + " resized " + nanos);
           } catch (Exception e) {
-            out.println("error " + (e.getCause() == null ? e : e.getCause()).getMessage());
+            out.println(id + " error " + (e.getCause() == null ? e : e.getCause()).getMessage());
           }
         }
         case "metrics" -> {
           ClaimRuntime runtime = server.runtime();
           out.println(
-              "metrics "
+              id
+                  + " metrics "
                   + runtime.sms()
                   + " "
                   + runtime.memoryUsed()
@@ -84,12 +95,17 @@ public final class WorkerMain {
                   + " "
                   + runtime.metrics().snapshot().toLine());
         }
+        case "processes" -> {
+          StringBuilder answer = new StringBuilder(id).append(" processes");
+          server.attachedProcesses().forEach(p -> answer.append(' ').append(p.toWord()));
+          out.println(answer);
+        }
         case "stop" -> {
           server.close();
           backend.close();
           System.exit(0);
         }
-        default -> out.println("error unknown command " + words[0]);
+        default -> out.println(id + " error unknown command " + words[0]);
       }
     }
     // The agent is gone: nothing will manage this claim any more.

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,23 +16,32 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
-/** The agent's handle on one worker process: start, line requests, stop, exit notification. */
+/**
+ * The agent's handle on one worker process: start, line requests, stop, exit notification. Each
+ * request carries a number that its answer repeats, so that an answer arriving after its request
+ * timed out is dropped, never taken for the next request's.
+ */
 public final class WorkerProcess implements AutoCloseable {
   static final String ARGUMENTS =
       "backend namespace name gpuUuid groups quotaBytes claimDir stateDir sharedDataBytes"
-          + " maxSessions maxFrameBytes";
+          + " maxSessions maxFrameBytes connectionLimits";
   private static final String EOF = "\0eof";
+  private static final System.Logger LOG = System.getLogger(WorkerProcess.class.getName());
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
 
   private final Process process;
   private final PrintStream in;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final Duration requestTimeout;
   private volatile boolean stopping;
+  private long lastRequest;
 
   private final Path tmp;
 
-  private WorkerProcess(Process process, Path tmp) {
+  private WorkerProcess(Process process, Path tmp, Duration requestTimeout) {
     this.process = process;
     this.tmp = tmp;
+    this.requestTimeout = requestTimeout;
     this.in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
   }
 
@@ -42,6 +52,17 @@ public final class WorkerProcess implements AutoCloseable {
    */
   public static WorkerProcess start(
       List<String> args, Map<String, String> environment, IntConsumer onUnexpectedExit)
+      throws IOException {
+    return start(WorkerMain.class.getName(), args, environment, onUnexpectedExit, REQUEST_TIMEOUT);
+  }
+
+  /** As above with another main class (tests) and request timeout. */
+  static WorkerProcess start(
+      String mainClass,
+      List<String> args,
+      Map<String, String> environment,
+      IntConsumer onUnexpectedExit,
+      Duration requestTimeout)
       throws IOException {
     List<String> command = new ArrayList<>();
     command.add(
@@ -58,12 +79,12 @@ public final class WorkerProcess implements AutoCloseable {
     command.add("-Djava.io.tmpdir=" + tmp);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
-    command.add(WorkerMain.class.getName());
+    command.add(mainClass);
     command.addAll(args);
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().putAll(environment);
-    WorkerProcess worker = new WorkerProcess(builder.start(), tmp);
+    WorkerProcess worker = new WorkerProcess(builder.start(), tmp, requestTimeout);
     Thread.ofPlatform()
         .daemon()
         .name("worker-" + args.get(1) + "-" + args.get(2))
@@ -117,12 +138,18 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   private String next(long seconds) throws IOException {
+    String line = poll(Duration.ofSeconds(seconds));
+    if (line == null) {
+      throw new IOException("worker did not answer within " + seconds + " s");
+    }
+    return line;
+  }
+
+  /** The next line, or null after {@code timeout}; throws when the worker has exited. */
+  private String poll(Duration timeout) throws IOException {
     try {
-      String line = lines.poll(seconds, TimeUnit.SECONDS);
-      if (line == null) {
-        throw new IOException("worker did not answer within " + seconds + " s");
-      }
-      if (line.equals(EOF)) {
+      String line = lines.poll(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
+      if (EOF.equals(line)) {
         throw new IOException("worker exited");
       }
       return line;
@@ -132,17 +159,34 @@ public final class WorkerProcess implements AutoCloseable {
     }
   }
 
-  /** Sends one command and returns the answer line. */
+  /** Sends one command and returns its answer line (without the request number). */
   public synchronized String request(String command) throws IOException {
-    in.println(command);
-    return next(30);
+    long id = ++lastRequest;
+    String prefix = id + " ";
+    in.println(prefix + command);
+    long deadline = System.nanoTime() + requestTimeout.toNanos();
+    while (true) {
+      String line = poll(Duration.ofNanos(deadline - System.nanoTime()));
+      if (line == null) {
+        throw new IOException(
+            "worker did not answer '" + command + "' within " + requestTimeout.toMillis() + " ms");
+      }
+      if (line.startsWith(prefix)) {
+        return line.substring(prefix.length());
+      }
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "worker answered late or out of turn (dropped, waiting for request {0}): {1}",
+          id,
+          line);
+    }
   }
 
   /** Asks the worker to stop, and kills it if it does not. */
   @Override
   public void close() {
     stopping = true;
-    in.println("stop");
+    in.println("0 stop");
     try {
       if (!process.waitFor(5, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor();

@@ -1,6 +1,7 @@
 package io.smslice.agent.claims;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -8,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.smslice.agent.Agent;
 import io.smslice.agent.AgentOptions;
+import io.smslice.agent.BoundClaim;
 import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Binding;
@@ -16,6 +18,8 @@ import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.claim.SliceClaimSpec;
 import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
 import io.smslice.api.v1alpha1.node.GpuMode;
+import io.smslice.client.SmsliceClient;
+import io.smslice.client.SmsliceException;
 import io.smslice.gpu.simulated.SimulatedBackend;
 import java.nio.file.Path;
 import java.util.List;
@@ -99,8 +103,16 @@ class ClaimWatcherTest {
       claims.resource(resized).updateStatus();
       await(() -> agent.runtime("team", "det").map(r -> r.sms() == 32).orElse(false));
 
+      String token = agent.issueToken("team", "det", "pod-1", "main");
       claims.withName("det").delete();
       await(() -> agent.endpoint("team", "det").isEmpty());
+
+      // The deleted claim's tokens are gone: a claim made again under its name refuses them.
+      agent.serve(new BoundClaim("team", "det", gpu, List.of(0), 1 << 20));
+      Path socket = agent.endpoint("team", "det").orElseThrow().socket();
+      assertThatThrownBy(() -> SmsliceClient.connect(socket, "team/det", token).close())
+          .isInstanceOf(SmsliceException.class)
+          .hasMessageContaining("UNAUTHORIZED");
     }
   }
 

@@ -1,0 +1,84 @@
+/* The few CUDA driver types, constants and entry-point signatures the interposer needs, declared
+ * here so that it builds without a CUDA toolkit. Layouts follow the driver ABI (CUDA 12.4+). */
+#ifndef SMSLICE_CUDA_DRIVER_H
+#define SMSLICE_CUDA_DRIVER_H
+
+#include <stdint.h>
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+typedef struct CUgreenCtx_st *CUgreenCtx;
+typedef struct CUdevResourceDesc_st *CUdevResourceDesc;
+
+typedef struct {
+  char bytes[16];
+} CUuuid;
+
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OPERATING_SYSTEM = 304,
+  CUDA_ERROR_NOT_PERMITTED = 800,
+  CUDA_ERROR_NOT_SUPPORTED = 801,
+};
+
+enum { CU_DEV_RESOURCE_TYPE_SM = 1 };
+enum { CU_GREEN_CTX_DEFAULT_STREAM = 1 };
+enum { CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
+
+/* CUdevResource: 144 bytes; the SM fields start at byte 96. */
+typedef struct {
+  unsigned int smCount;
+  unsigned int minSmPartitionSize;
+  unsigned int smCoscheduledAlignment;
+} CUdevSmResource;
+
+typedef struct {
+  int type;
+  unsigned char internal_padding[92];
+  union {
+    CUdevSmResource sm;
+    unsigned char oversize[48];
+  };
+} CUdevResource;
+
+_Static_assert(sizeof(CUdevResource) == 144, "CUdevResource is 144 bytes in the driver ABI");
+
+/* cuCtxCreate_v4's parameters: affinity and CIG settings the interposer cannot honour. */
+typedef struct {
+  void *execAffinityParams;
+  int numExecAffinityParams;
+  void *cigParams;
+} CUctxCreateParams;
+
+typedef CUresult (*cuInit_fn)(unsigned int);
+typedef CUresult (*cuGetProcAddress_v1_fn)(const char *, void **, int, uint64_t);
+typedef CUresult (*cuGetProcAddress_v2_fn)(const char *, void **, int, uint64_t, int *);
+typedef CUresult (*cuDeviceGetCount_fn)(int *);
+typedef CUresult (*cuDeviceGet_fn)(CUdevice *, int);
+typedef CUresult (*cuDeviceGetUuid_fn)(CUuuid *, CUdevice);
+typedef CUresult (*cuDevicePrimaryCtxRetain_fn)(CUcontext *, CUdevice);
+typedef CUresult (*cuDevicePrimaryCtxGetState_fn)(CUdevice, unsigned int *, int *);
+typedef CUresult (*cuCtxSetCurrent_fn)(CUcontext);
+typedef CUresult (*cuCtxGetCurrent_fn)(CUcontext *);
+typedef CUresult (*cuCtxPushCurrent_fn)(CUcontext);
+typedef CUresult (*cuCtxPopCurrent_fn)(CUcontext *);
+typedef CUresult (*cuCtxDestroy_fn)(CUcontext);
+typedef CUresult (*cuCtxCreate_v2_fn)(CUcontext *, unsigned int, CUdevice);
+typedef CUresult (*cuCtxCreate_v3_fn)(CUcontext *, void *, int, unsigned int, CUdevice);
+typedef CUresult (*cuCtxCreate_v4_fn)(CUcontext *, CUctxCreateParams *, unsigned int, CUdevice);
+typedef CUresult (*cuStreamGetCtx_fn)(CUstream, CUcontext *);
+typedef CUresult (*cuStreamGetCtx_v2_fn)(CUstream, CUcontext *, CUgreenCtx *);
+typedef CUresult (*cuDeviceGetDevResource_fn)(CUdevice, CUdevResource *, int);
+typedef CUresult (*cuDevSmResourceSplitByCount_fn)(CUdevResource *, unsigned int *,
+                                                   const CUdevResource *, CUdevResource *,
+                                                   unsigned int, unsigned int);
+typedef CUresult (*cuDevResourceGenerateDesc_fn)(CUdevResourceDesc *, CUdevResource *,
+                                                 unsigned int);
+typedef CUresult (*cuGreenCtxCreate_fn)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
+typedef CUresult (*cuGreenCtxDestroy_fn)(CUgreenCtx);
+typedef CUresult (*cuCtxFromGreenCtx_fn)(CUcontext *, CUgreenCtx);
+
+#endif

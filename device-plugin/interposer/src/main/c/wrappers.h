@@ -1,0 +1,32 @@
+/* The driver entry points the interposer defines in place of libcuda's. Only these (and dlsym)
+ * leave the library: everything else is hidden, so it cannot clash with a program's symbols. */
+#ifndef SMSLICE_WRAPPERS_H
+#define SMSLICE_WRAPPERS_H
+
+#include <stdint.h>
+
+#include "cuda_driver.h"
+
+#define EXPORTED __attribute__((visibility("default")))
+
+EXPORTED CUresult cuInit(unsigned int);
+EXPORTED CUresult cuGetProcAddress(const char *, void **, int, uint64_t);
+EXPORTED CUresult cuGetProcAddress_v2(const char *, void **, int, uint64_t, int *);
+EXPORTED CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+EXPORTED CUresult cuCtxSetCurrent(CUcontext);
+EXPORTED CUresult cuCtxGetCurrent(CUcontext *);
+EXPORTED CUresult cuCtxPushCurrent(CUcontext);
+EXPORTED CUresult cuCtxPushCurrent_v2(CUcontext);
+EXPORTED CUresult cuCtxDestroy(CUcontext);
+EXPORTED CUresult cuCtxDestroy_v2(CUcontext);
+EXPORTED CUresult cuCtxCreate(CUcontext *, unsigned int, CUdevice);
+EXPORTED CUresult cuCtxCreate_v2(CUcontext *, unsigned int, CUdevice);
+EXPORTED CUresult cuCtxCreate_v3(CUcontext *, void *, int, unsigned int, CUdevice);
+EXPORTED CUresult cuCtxCreate_v4(CUcontext *, CUctxCreateParams *, unsigned int, CUdevice);
+EXPORTED CUresult cuGreenCtxCreate(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
+EXPORTED CUresult cuStreamGetCtx(CUstream, CUcontext *);
+EXPORTED CUresult cuStreamGetCtx_ptsz(CUstream, CUcontext *);
+EXPORTED CUresult cuStreamGetCtx_v2(CUstream, CUcontext *, CUgreenCtx *);
+EXPORTED CUresult cuStreamGetCtx_v2_ptsz(CUstream, CUcontext *, CUgreenCtx *);
+
+#endif

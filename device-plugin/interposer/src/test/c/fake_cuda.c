@@ -1,0 +1,422 @@
+/* A fake libcuda.so.1 for the interposer's tests: two devices, primary contexts, green contexts
+ * built from a split shaped like the H200's (15 groups of 8 SMs and a remainder of 12), created
+ * contexts, streams and graphs. It runs nothing; it remembers which context every launch would
+ * have run in, which is what the tests check. Internal calls never go through exported names, so
+ * the interposer sees only what the program does. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum { DEVICES = 2, SMS = 132, REMAINDER = 12, KIND_PRIMARY = 1, KIND_GREEN = 2, KIND_CREATED = 3 };
+
+struct CUctx_st {
+  int kind, dev;
+  char groups[256];
+};
+struct CUgreenCtx_st {
+  struct CUctx_st ctx;
+};
+struct CUdevResourceDesc_st {
+  char groups[160];
+  int min;
+};
+struct CUstream_st {
+  CUcontext ctx;
+};
+struct CUgraph_st {
+  int unused;
+};
+struct CUgraphExec_st {
+  int unused;
+};
+
+static int initialized;
+static struct CUctx_st primary[DEVICES] = {{KIND_PRIMARY, 0, ""}, {KIND_PRIMARY, 1, ""}};
+static __thread CUcontext stack[16];
+static __thread int depth;
+static __thread char last_launch[256];
+static int split_serial;
+
+#define NEED_INIT \
+  if (!initialized) return 3
+
+static CUcontext current(void) { return depth > 0 ? stack[depth - 1] : NULL; }
+
+static void describe(CUcontext c, char *out, size_t cap) {
+  if (c == NULL)
+    snprintf(out, cap, "none");
+  else if (c->kind == KIND_GREEN)
+    snprintf(out, cap, "green(dev%d;%s)", c->dev, c->groups);
+  else
+    snprintf(out, cap, "%s(dev%d)", c->kind == KIND_PRIMARY ? "primary" : "created", c->dev);
+}
+
+EXPORT const char *fakecuda_describe(CUcontext c) {
+  static __thread char text[256];
+  describe(c, text, sizeof text);
+  return text;
+}
+
+EXPORT const char *fakecuda_last_launch(void) { return last_launch; }
+
+EXPORT CUresult cuInit(unsigned int flags) {
+  (void)flags;
+  initialized = 1;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetCount(int *n) {
+  NEED_INIT;
+  *n = DEVICES;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  NEED_INIT;
+  if (ordinal < 0 || ordinal >= DEVICES) return 101;
+  *d = ordinal;
+  return 0;
+}
+
+/* Device 0: GPU-00000000-0000-0000-0000-000000000000; device 1: every byte 0x11. */
+EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d) {
+  NEED_INIT;
+  memset(u->bytes, d == 1 ? 0x11 : 0, sizeof u->bytes);
+  return 0;
+}
+EXPORT CUresult cuDeviceGetUuid(CUuuid *u, CUdevice d) { return cuDeviceGetUuid_v2(u, d); }
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  NEED_INIT;
+  *c = &primary[d];
+  return 0;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int *active) {
+  NEED_INIT;
+  (void)d;
+  *flags = 0;
+  *active = 1;
+  return 0;
+}
+
+EXPORT CUresult cuCtxSetCurrent(CUcontext c) {
+  NEED_INIT;
+  if (depth == 0) depth = 1;
+  stack[depth - 1] = c;
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetCurrent(CUcontext *c) {
+  NEED_INIT;
+  *c = current();
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetDevice(CUdevice *d) {
+  NEED_INIT;
+  if (current() == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  *d = current()->dev;
+  return 0;
+}
+
+static CUresult push(CUcontext c) {
+  if (depth == 16) return 1;
+  stack[depth++] = c;
+  return 0;
+}
+
+EXPORT CUresult cuCtxPushCurrent_v2(CUcontext c) {
+  NEED_INIT;
+  return push(c);
+}
+EXPORT CUresult cuCtxPushCurrent(CUcontext c) { return cuCtxPushCurrent_v2(c); }
+
+EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *c) {
+  NEED_INIT;
+  if (depth == 0) return FAKE_ERROR_INVALID_CONTEXT;
+  if (c != NULL) *c = stack[depth - 1];
+  depth--;
+  return 0;
+}
+
+static CUresult create(CUcontext *c, CUdevice d) {
+  NEED_INIT;
+  struct CUctx_st *made = calloc(1, sizeof *made);
+  made->kind = KIND_CREATED;
+  made->dev = d;
+  *c = made;
+  return push(made);
+}
+
+EXPORT CUresult cuCtxCreate_v2(CUcontext *c, unsigned int flags, CUdevice d) {
+  (void)flags;
+  return create(c, d);
+}
+EXPORT CUresult cuCtxCreate_v3(CUcontext *c, void *p, int n, unsigned int flags, CUdevice d) {
+  (void)p, (void)n, (void)flags;
+  return create(c, d);
+}
+EXPORT CUresult cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, unsigned int flags,
+                               CUdevice d) {
+  (void)p, (void)flags;
+  return create(c, d);
+}
+
+EXPORT CUresult cuCtxDestroy_v2(CUcontext c) {
+  NEED_INIT;
+  if (c == NULL || c->kind != KIND_CREATED) return FAKE_ERROR_INVALID_CONTEXT;
+  if (current() == c) depth--;
+  free(c);
+  return 0;
+}
+
+/* Tags live in the resource's padding: group index, split serial, minCount. */
+static void tag(CUdevResource *r, int index, int serial, int min, unsigned int sms) {
+  memset(r, 0, sizeof *r);
+  r->type = CU_DEV_RESOURCE_TYPE_SM;
+  int t[3] = {index, serial, min};
+  memcpy(r->internal_padding, t, sizeof t);
+  r->sm.smCount = sms;
+  r->sm.minSmPartitionSize = 8;
+  r->sm.smCoscheduledAlignment = 8;
+}
+
+EXPORT CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r, int type) {
+  NEED_INIT;
+  if (type != CU_DEV_RESOURCE_TYPE_SM || d < 0 || d >= DEVICES) return 1;
+  tag(r, -1, 0, 0, SMS);
+  return 0;
+}
+
+EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nb,
+                                            const CUdevResource *input, CUdevResource *rem,
+                                            unsigned int flags, unsigned int min) {
+  NEED_INIT;
+  (void)flags;
+  if (input->sm.smCount != SMS || min == 0) return 1;
+  unsigned int size = (min + 7) / 8 * 8;
+  unsigned int groups = (SMS - REMAINDER) / size;
+  if (groups > *nb) groups = *nb;
+  int serial = __atomic_add_fetch(&split_serial, 1, __ATOMIC_SEQ_CST);
+  for (unsigned int i = 0; i < groups; i++) tag(&result[i], (int)i, serial, (int)min, size);
+  tag(rem, (int)groups, serial, (int)min, SMS - groups * size);
+  *nb = groups;
+  return 0;
+}
+
+EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *r,
+                                          unsigned int n) {
+  NEED_INIT;
+  struct CUdevResourceDesc_st *made = calloc(1, sizeof *made);
+  int first[3];
+  memcpy(first, r[0].internal_padding, sizeof first);
+  size_t len = 0;
+  for (unsigned int i = 0; i < n; i++) {
+    int t[3];
+    memcpy(t, r[i].internal_padding, sizeof t);
+    if (t[1] != first[1] || t[0] < 0) { /* the driver rejects a mix of splits */
+      free(made);
+      return 914;
+    }
+    len += (size_t)snprintf(made->groups + len, sizeof made->groups - len, "%s%d",
+                            i == 0 ? "" : ",", t[0]);
+  }
+  made->min = first[2];
+  *desc = made;
+  return 0;
+}
+
+EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc desc, CUdevice d,
+                                 unsigned int flags) {
+  NEED_INIT;
+  struct CUgreenCtx_st *made = calloc(1, sizeof *made);
+  made->ctx.kind = KIND_GREEN;
+  made->ctx.dev = d;
+  snprintf(made->ctx.groups, sizeof made->ctx.groups, "min%d;groups%s;flags%u", desc->min,
+           desc->groups, flags);
+  *g = made;
+  return 0;
+}
+
+EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx g) {
+  NEED_INIT;
+  free(g);
+  return 0;
+}
+
+EXPORT CUresult cuCtxFromGreenCtx(CUcontext *c, CUgreenCtx g) {
+  NEED_INIT;
+  *c = &g->ctx;
+  return 0;
+}
+
+EXPORT CUresult cuStreamCreate(CUstream *s, unsigned int flags) {
+  NEED_INIT;
+  (void)flags;
+  if (current() == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  *s = calloc(1, sizeof **s);
+  (*s)->ctx = current();
+  return 0;
+}
+
+EXPORT CUresult cuStreamCreateWithPriority(CUstream *s, unsigned int flags, int priority) {
+  (void)priority;
+  return cuStreamCreate(s, flags);
+}
+
+/* The legacy stream, the per-thread stream and NULL belong to the thread's current context. */
+static CUcontext stream_context(CUstream s) {
+  return s == NULL || s == FAKE_STREAM_LEGACY || s == FAKE_STREAM_PER_THREAD ? current() : s->ctx;
+}
+
+EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *c) {
+  NEED_INIT;
+  *c = stream_context(s);
+  return *c == NULL ? FAKE_ERROR_INVALID_CONTEXT : 0;
+}
+EXPORT CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *c) { return cuStreamGetCtx(s, c); }
+EXPORT CUresult cuStreamGetCtx_v2(CUstream s, CUcontext *c, CUgreenCtx *g) {
+  *g = NULL;
+  return cuStreamGetCtx(s, c);
+}
+EXPORT CUresult cuStreamGetCtx_v2_ptsz(CUstream s, CUcontext *c, CUgreenCtx *g) {
+  return cuStreamGetCtx_v2(s, c, g);
+}
+
+static CUresult launch(CUstream s, const char *how) {
+  NEED_INIT;
+  CUcontext c = stream_context(s);
+  if (c == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  char text[200];
+  describe(c, text, sizeof text);
+  snprintf(last_launch, sizeof last_launch, "%s %s", how, text);
+  return 0;
+}
+
+EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shmem, CUstream s, void **p,
+                               void **e) {
+  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem, (void)p,
+      (void)e;
+  return launch(s, "kernel");
+}
+EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shmem,
+                                    CUstream s, void **p, void **e) {
+  return cuLaunchKernel(f, gx, gy, gz, bx, by, bz, shmem, s == NULL ? FAKE_STREAM_PER_THREAD : s,
+                        p, e);
+}
+
+EXPORT CUresult cuGraphCreate(CUgraph *g, unsigned int flags) {
+  NEED_INIT;
+  (void)flags;
+  *g = calloc(1, sizeof **g);
+  return 0;
+}
+EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long f) {
+  NEED_INIT;
+  (void)g, (void)f;
+  *e = calloc(1, sizeof **e);
+  return 0;
+}
+EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s) {
+  (void)e;
+  return launch(s, "graph");
+}
+EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) {
+  return cuGraphLaunch(e, s == NULL ? FAKE_STREAM_PER_THREAD : s);
+}
+
+EXPORT CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
+  NEED_INIT;
+  *p = bytes;
+  return current() == NULL ? FAKE_ERROR_INVALID_CONTEXT : 0;
+}
+
+typedef struct {
+  const char *base, *symbol;
+  int since, per_thread;
+  void *fn;
+} entry;
+
+#define E(base, sym, since, ptds) {base, #sym, since, ptds, (void *)sym}
+static const entry table[];
+static const int table_size;
+
+static CUresult lookup(const char *name, void **fn, int version, unsigned long long flags) {
+  int per_thread = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+  int best = -1, best_key = -1;
+  for (int i = 0; i < table_size; i++) {
+    if (strcmp(table[i].base, name) != 0 || table[i].since > version) continue;
+    if (table[i].per_thread && !per_thread) continue;
+    int key = table[i].since * 2 + (table[i].per_thread == per_thread);
+    if (key > best_key) best = i, best_key = key;
+  }
+  *fn = best < 0 ? NULL : table[best].fn;
+  return best < 0 ? FAKE_ERROR_NOT_FOUND : 0;
+}
+
+/* The fake's own address of an exported symbol, found without dlsym (which the interposer wraps). */
+EXPORT void *fakecuda_real(const char *symbol) {
+  for (int i = 0; i < table_size; i++)
+    if (strcmp(table[i].symbol, symbol) == 0) return table[i].fn;
+  return NULL;
+}
+
+EXPORT CUresult cuGetProcAddress_v2(const char *name, void **fn, int version,
+                                    unsigned long long flags, int *status) {
+  CUresult r = lookup(name, fn, version, flags);
+  if (status != NULL) *status = r == 0 ? 0 : 1;
+  return r;
+}
+EXPORT CUresult cuGetProcAddress(const char *name, void **fn, int version,
+                                 unsigned long long flags) {
+  return lookup(name, fn, version, flags);
+}
+
+static const entry table[] = {
+    E("cuInit", cuInit, 2000, 0),
+    E("cuGetProcAddress", cuGetProcAddress, 11030, 0),
+    E("cuGetProcAddress", cuGetProcAddress_v2, 12000, 0),
+    E("cuDeviceGetCount", cuDeviceGetCount, 2000, 0),
+    E("cuDeviceGet", cuDeviceGet, 2000, 0),
+    E("cuDeviceGetUuid", cuDeviceGetUuid, 9020, 0),
+    E("cuDeviceGetUuid", cuDeviceGetUuid_v2, 11040, 0),
+    E("cuDevicePrimaryCtxRetain", cuDevicePrimaryCtxRetain, 7000, 0),
+    E("cuDevicePrimaryCtxGetState", cuDevicePrimaryCtxGetState, 7000, 0),
+    E("cuCtxSetCurrent", cuCtxSetCurrent, 4000, 0),
+    E("cuCtxGetCurrent", cuCtxGetCurrent, 4000, 0),
+    E("cuCtxGetDevice", cuCtxGetDevice, 2000, 0),
+    E("cuCtxPushCurrent", cuCtxPushCurrent_v2, 4000, 0),
+    E("cuCtxPopCurrent", cuCtxPopCurrent_v2, 4000, 0),
+    E("cuCtxCreate", cuCtxCreate_v2, 3020, 0),
+    E("cuCtxCreate", cuCtxCreate_v3, 11040, 0),
+    E("cuCtxCreate", cuCtxCreate_v4, 12050, 0),
+    E("cuCtxDestroy", cuCtxDestroy_v2, 4000, 0),
+    E("cuDeviceGetDevResource", cuDeviceGetDevResource, 12040, 0),
+    E("cuDevSmResourceSplitByCount", cuDevSmResourceSplitByCount, 12040, 0),
+    E("cuDevResourceGenerateDesc", cuDevResourceGenerateDesc, 12040, 0),
+    E("cuGreenCtxCreate", cuGreenCtxCreate, 12040, 0),
+    E("cuGreenCtxDestroy", cuGreenCtxDestroy, 12040, 0),
+    E("cuCtxFromGreenCtx", cuCtxFromGreenCtx, 12040, 0),
+    E("cuStreamCreate", cuStreamCreate, 2000, 0),
+    E("cuStreamCreateWithPriority", cuStreamCreateWithPriority, 5050, 0),
+    E("cuStreamGetCtx", cuStreamGetCtx, 9020, 0),
+    E("cuStreamGetCtx", cuStreamGetCtx_ptsz, 9020, 1),
+    E("cuStreamGetCtx", cuStreamGetCtx_v2, 12050, 0),
+    E("cuStreamGetCtx", cuStreamGetCtx_v2_ptsz, 12050, 1),
+    E("cuLaunchKernel", cuLaunchKernel, 4000, 0),
+    E("cuLaunchKernel", cuLaunchKernel_ptsz, 7000, 1),
+    E("cuGraphCreate", cuGraphCreate, 10000, 0),
+    E("cuGraphInstantiate", cuGraphInstantiateWithFlags, 11040, 0),
+    E("cuGraphLaunch", cuGraphLaunch, 10000, 0),
+    E("cuGraphLaunch", cuGraphLaunch_ptsz, 10000, 1),
+    E("cuMemAlloc", cuMemAlloc_v2, 3020, 0),
+};
+static const int table_size = sizeof table / sizeof table[0];

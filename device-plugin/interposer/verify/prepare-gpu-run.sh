@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Run here (the build machine): packs what run-on-gpu.sh needs into a git-ignored bundle folder
+# (default .gpu-run/interposer): the interposer library, the agent's jars, a jlinked Java 25
+# runtime and this folder's programs. Then on the GPU machine: bash <bundle>/verify/run-on-gpu.sh
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+bundle=${1:-$root/.gpu-run/interposer}
+cd "$root"
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+./mvnw -o -q -B -ntp -pl device-plugin/interposer,device-plugin/agent -am package -DskipTests \
+  dependency:copy-dependencies -DincludeScope=runtime -DincludeArtifactIds=jcuda,jcuda-natives
+rm -rf "$bundle/agent" "$bundle/lib" "$bundle/verify"
+mkdir -p "$bundle/agent" "$bundle/lib"
+cp device-plugin/agent/target/dependency/*.jar device-plugin/agent/target/smslice-agent-*.jar \
+  device-plugin/gpu/target/smslice-gpu-*.jar device-plugin/client/target/smslice-client-*.jar "$bundle/agent/"
+cp device-plugin/interposer/target/classes/native/linux-x86-64/libsmslice-interposer.so "$bundle/lib/"
+cp -r device-plugin/interposer/verify "$bundle/verify"
+rm -rf "$bundle/verify/results"
+if [ ! -f "$bundle/jre25.tgz" ]; then
+  tmp=$(mktemp -d)
+  "$JAVA_HOME/bin/jlink" --add-modules \
+    java.base,java.logging,java.management,jdk.unsupported,java.naming,java.net.http,java.xml,jdk.crypto.ec \
+    --strip-debug --no-man-pages --no-header-files --compress=zip-9 --output "$tmp/jre25"
+  tar -czf "$bundle/jre25.tgz" -C "$tmp" jre25
+  rm -rf "$tmp"
+fi
+du -sh "$bundle"/*
