@@ -31,5 +31,9 @@ export PATH=/usr/local/cuda/bin:/usr/local/nvidia/bin:$PATH
   timeout 180 "${java[@]}" io.smslice.node.tools.NodeCheck mps /tmp/smslice-run /tmp/smid
   echo "(exit $?)"
   echo "MPS processes left: $(pgrep -fc 'nvidia-cuda-mps' || true)"
+  # What MpsControlVersion parses into the SliceNode's mpsControlVersion.
+  echo "nvidia-cuda-mps-control -v:"
+  timeout 10 nvidia-cuda-mps-control -v
+  echo "(exit $?)"
 } > "$out/mps.txt" 2>&1
 cat "$out/discovery.txt" "$out/mps.txt"

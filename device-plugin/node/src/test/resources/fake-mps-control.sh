@@ -1,6 +1,13 @@
 #!/bin/bash
 # Stands in for nvidia-cuda-mps-control in tests: "-f" runs a daemon in the foreground that
-# records its pid and GPU; without arguments it reads control commands, and "quit" ends the daemon.
+# records its pid and GPU; "-v" prints the version written in fake-mps-version beside this script
+# (13000, as on the H200 machine, when there is none); without arguments it reads control
+# commands, and "quit" ends the daemon.
+if [ "$1" = "-v" ]; then
+  version_file="$(dirname "$0")/fake-mps-version"
+  if [ -f "$version_file" ]; then cat "$version_file"; else echo 13000; fi
+  exit 0
+fi
 pidfile="$CUDA_MPS_PIPE_DIRECTORY/fake-daemon.pid"
 if [ "$1" = "-f" ]; then
   echo $$ > "$pidfile"

@@ -14,16 +14,22 @@ import io.smslice.gpu.MpsServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The node agent: serves each SliceClaim bound to a green-mode GPU of this node in its own green
  * context, on a Unix socket per claim. The device plugin uses it as {@link ClaimAccess}; the node
  * side's /metrics includes {@link #renderMetrics()}.
+ *
+ * <p>No agent-wide lock is held while a claim works: lookups and metrics read a concurrent map, and
+ * serving, resizing and releasing one claim lock only that claim, so a busy or broken claim never
+ * holds up another claim's Allocate or the metrics endpoint.
  */
 public final class Agent implements ClaimAccess, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Agent.class.getName());
@@ -34,10 +40,13 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private final TokenStore tokens;
   private final FaultRecovery recovery;
   private final WorkerRecovery workerRecovery;
-  private final Map<String, ServedClaim> served = new LinkedHashMap<>();
+  private final Map<String, ServedClaim> served = new ConcurrentHashMap<>();
+
+  /** One lock per claim key, held while the claim is started, resized or released. */
+  private final Map<String, Object> claimLocks = new ConcurrentHashMap<>();
 
   /** GPUs this process can no longer use after a fault; their claims run in workers. */
-  private final java.util.Set<String> workersOnly = new java.util.HashSet<>();
+  private final Set<String> workersOnly = ConcurrentHashMap.newKeySet();
 
   private ClaimWatcher watcher;
 
@@ -78,9 +87,28 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    * Serves a claim, or brings a served one to this binding: new groups or quota resize it in place
    * (live sessions kept), a new GPU restarts it.
    */
-  public synchronized void serve(BoundClaim claim) throws GpuException, IOException {
+  public void serve(BoundClaim claim) throws GpuException, IOException {
     backend.device(claim.gpuUuid());
+    synchronized (lockOf(claim.key())) {
+      serveLocked(claim);
+    }
+  }
+
+  private Object lockOf(String key) {
+    return claimLocks.computeIfAbsent(key, k -> new Object());
+  }
+
+  private void serveLocked(BoundClaim claim) throws GpuException, IOException {
     ServedClaim current = served.get(claim.key());
+    if (current instanceof InAgentClaim inAgent && inAgent.runtime().failure() != null) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "claim {0} failed ({1}); serving it anew",
+          claim.key(),
+          inAgent.runtime().failure());
+      releaseLocked(claim.key());
+      current = null;
+    }
     if (current != null && current.binding().gpuUuid().equals(claim.gpuUuid())) {
       if (!current.binding().groups().equals(claim.groups())
           || current.binding().memoryBytes() != claim.memoryBytes()) {
@@ -95,7 +123,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
       return;
     }
     if (current != null) {
-      release(claim.namespace(), claim.name());
+      releaseLocked(claim.key());
     }
     ServedClaim started =
         options.runMode() == RunMode.WORKER || workersOnly.contains(claim.gpuUuid())
@@ -140,11 +168,18 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   }
 
   /** Stops serving a claim: ends its sessions, destroys its green context, removes its socket. */
-  public synchronized void release(String namespace, String claim) {
-    ServedClaim server = served.remove(namespace + "/" + claim);
+  public void release(String namespace, String claim) {
+    String key = namespace + "/" + claim;
+    synchronized (lockOf(key)) {
+      releaseLocked(key);
+    }
+  }
+
+  private void releaseLocked(String key) {
+    ServedClaim server = served.remove(key);
     if (server != null) {
       server.close();
-      LOG.log(System.Logger.Level.INFO, "claim {0}/{1} released", namespace, claim);
+      LOG.log(System.Logger.Level.INFO, "claim {0} released", key);
     }
   }
 
@@ -156,13 +191,33 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     recovery.onUnrecoverable(listener);
   }
 
+  /**
+   * Every claim the agent serves, and every bound claim its claim watcher failed to serve (the
+   * green context or the worker could not be made), for the node's SliceNode.
+   */
+  public List<ClaimStatus> claimStatuses() {
+    List<ClaimStatus> all = new ArrayList<>();
+    if (watcher != null) {
+      all.addAll(watcher.failures());
+    }
+    List<ServedClaim> now;
+    synchronized (this) {
+      now = List.copyOf(served.values());
+    }
+    for (ServedClaim s : now) {
+      BoundClaim b = s.binding();
+      all.add(new ClaimStatus(b.namespace(), b.name(), b.gpuUuid(), b.groups(), true, null));
+    }
+    return all;
+  }
+
   /** Forgets a deleted claim's tokens. */
   public void forgetTokens(String namespace, String claim) {
     tokens.forget(namespace, claim);
   }
 
   @Override
-  public synchronized Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
+  public Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
     return Optional.ofNullable(served.get(namespace + "/" + claim))
         .map(s -> new ClaimEndpoint(namespace, claim, s.directory(), s.socket()));
   }
@@ -177,14 +232,14 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   }
 
   /** The executor of a claim served in-agent (empty for worker-served claims). */
-  public synchronized Optional<ClaimRuntime> runtime(String namespace, String claim) {
+  public Optional<ClaimRuntime> runtime(String namespace, String claim) {
     return Optional.ofNullable(served.get(namespace + "/" + claim))
         .filter(InAgentClaim.class::isInstance)
         .map(s -> ((InAgentClaim) s).runtime());
   }
 
   /** A served claim's current metrics, from the agent or its worker. */
-  public synchronized Optional<MetricsSnapshot> metrics(String namespace, String claim) {
+  public Optional<MetricsSnapshot> metrics(String namespace, String claim) {
     return Optional.ofNullable(served.get(namespace + "/" + claim))
         .map(s -> s.sample(modeOf(s)))
         .map(ClaimSample::metrics);
@@ -206,22 +261,26 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    * After an in-agent fault this process cannot recover from: serves the GPU's claims from worker
    * processes under its MPS server instead, on the same sockets.
    */
-  private synchronized boolean relocateToWorkers(String gpuUuid, long seen) {
+  private boolean relocateToWorkers(String gpuUuid, long seen) {
     if (mps == null) {
       return false;
     }
-    List<InAgentClaim> moving = new ArrayList<>();
-    for (ServedClaim claim : served.values()) {
-      if (claim instanceof InAgentClaim inAgent && claim.binding().gpuUuid().equals(gpuUuid)) {
-        moving.add(inAgent);
-      }
-    }
     workersOnly.add(gpuUuid);
+    List<InAgentClaim> moving = new ArrayList<>();
     try {
       mps.restart(gpuUuid);
+      for (ServedClaim claim : served.values()) {
+        if (claim instanceof InAgentClaim inAgent && claim.binding().gpuUuid().equals(gpuUuid)) {
+          synchronized (lockOf(claim.binding().key())) {
+            if (served.get(claim.binding().key()) == inAgent) {
+              inAgent.close();
+              moving.add(inAgent);
+            }
+          }
+        }
+      }
       List<CompletableFuture<WorkerClaim>> starts = new ArrayList<>();
       for (InAgentClaim claim : moving) {
-        claim.close();
         BoundClaim binding = claim.binding();
         starts.add(
             CompletableFuture.supplyAsync(
@@ -238,10 +297,16 @@ public final class Agent implements ClaimAccess, AutoCloseable {
                   }
                 }));
       }
-      for (CompletableFuture<WorkerClaim> start : starts) {
-        WorkerClaim worker = start.join();
+      for (int i = 0; i < starts.size(); i++) {
+        WorkerClaim worker = starts.get(i).join();
         worker.recovered(System.nanoTime() - seen);
-        served.put(worker.binding().key(), worker);
+        String key = worker.binding().key();
+        synchronized (lockOf(key)) {
+          // Released or served anew meanwhile: the new state wins.
+          if (!served.replace(key, moving.get(i), worker)) {
+            worker.close();
+          }
+        }
       }
       LOG.log(
           System.Logger.Level.WARNING,
@@ -256,7 +321,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     }
   }
 
-  private synchronized List<ClaimRuntime> runtimesOn(String gpuUuid) {
+  private List<ClaimRuntime> runtimesOn(String gpuUuid) {
     List<ClaimRuntime> runtimes = new ArrayList<>();
     for (ServedClaim claim : served.values()) {
       if (claim instanceof InAgentClaim inAgent && claim.binding().gpuUuid().equals(gpuUuid)) {
@@ -266,7 +331,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     return runtimes;
   }
 
-  private synchronized List<WorkerClaim> workersOn(String gpuUuid) {
+  private List<WorkerClaim> workersOn(String gpuUuid) {
     List<WorkerClaim> workers = new ArrayList<>();
     for (ServedClaim claim : served.values()) {
       if (claim instanceof WorkerClaim worker && claim.binding().gpuUuid().equals(gpuUuid)) {
@@ -281,9 +346,11 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   }
 
   /** Prometheus text of every served claim's metrics. */
-  public synchronized String renderMetrics() {
+  public String renderMetrics() {
     List<ClaimSample> samples = new ArrayList<>();
-    for (ServedClaim claim : served.values()) {
+    List<ServedClaim> claims = new ArrayList<>(served.values());
+    claims.sort(Comparator.comparing(c -> c.binding().key()));
+    for (ServedClaim claim : claims) {
       ClaimSample sample = claim.sample(modeOf(claim));
       if (sample != null) {
         samples.add(sample);
@@ -297,9 +364,10 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     if (watcher != null) {
       watcher.close();
     }
-    synchronized (this) {
-      served.values().forEach(ServedClaim::close);
-      served.clear();
+    for (String key : List.copyOf(served.keySet())) {
+      synchronized (lockOf(key)) {
+        releaseLocked(key);
+      }
     }
     recovery.close();
     workerRecovery.close();

@@ -60,10 +60,15 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
     List<ClaimRuntime> claims = claimsOnGpu.apply(gpu);
     try {
       for (ClaimRuntime claim : claims) {
-        claim.loseDevice("GPU " + gpu + " was reset after a fault").get();
+        if (!claim.released()) {
+          claim.loseDevice("GPU " + gpu + " was reset after a fault").get();
+        }
       }
       backend.resetDevice(gpu);
       for (ClaimRuntime claim : claims) {
+        if (claim.released()) {
+          continue; // released meanwhile: nothing to rebuild
+        }
         claim.rebuild().get();
         claim.metrics().recovered(System.nanoTime() - seen);
       }

@@ -67,7 +67,8 @@ final class InAgentClaim implements ServedClaim {
         runtime.memoryUsed(),
         runtime.memoryQuota(),
         runtime.sessions(),
-        runtime.metrics().snapshot());
+        runtime.metrics().snapshot(),
+        runtime.failure() != null);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.smslice.agent;
 
 import io.smslice.client.SmsliceClient;
+import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.simulated.SimulatedBackend;
 import java.io.IOException;
@@ -14,11 +15,17 @@ final class AgentFixture implements AutoCloseable {
   static final long GIB = 1L << 30;
   static final byte[] KERNELS = ptx();
 
-  final SimulatedBackend backend = SimulatedBackend.h200(1);
-  final String gpu = backend.devices().getFirst().uuid();
+  final GpuBackend backend;
+  final String gpu;
   final Agent agent;
 
   AgentFixture(Path directory) {
+    this(directory, SimulatedBackend.h200(1));
+  }
+
+  AgentFixture(Path directory, GpuBackend backend) {
+    this.backend = backend;
+    this.gpu = backend.devices().getFirst().uuid();
     AgentOptions options =
         new AgentOptions(
             "node-a",

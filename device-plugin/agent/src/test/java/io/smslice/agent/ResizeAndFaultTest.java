@@ -65,6 +65,14 @@ class ResizeAndFaultTest {
       assertThat(readFirst(client, stream, buffer)).isEqualTo(7);
       client.launch(fill, stream, 1, 16, Arg.buffer(buffer), Arg.i32(8), Arg.i32(16));
       assertThat(readFirst(client, stream, buffer)).isEqualTo(8);
+      // The live stream now runs on the new context's SMs: groups 0-3 (SMs 0..31) and 15.
+      Buffer smids = client.allocate(4 * 64);
+      client.launch(client.kernel(module, "record_smid"), stream, 64, 1, Arg.buffer(smids));
+      MemorySegment ids = Arena.ofAuto().allocate(4 * 64);
+      client.read(stream, smids, 0, ids);
+      assertThat(java.util.Arrays.stream(ids.toArray(ValueLayout.JAVA_INT)).distinct().count())
+          .isEqualTo(44);
+      assertThat(ids.toArray(ValueLayout.JAVA_INT)).contains(31, 120, 131);
       client.launchGraph(graph, stream);
       assertThatThrownBy(() -> client.synchronize(stream))
           .hasMessageContaining("captured before the claim was resized");

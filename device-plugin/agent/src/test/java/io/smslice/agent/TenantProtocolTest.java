@@ -111,11 +111,21 @@ class TenantProtocolTest {
     Stream second = client.createStream();
     Event event = client.createEvent();
     Buffer buffer = client.allocate(4);
-    client.write(stream, buffer, 0, ints(5));
+    Kernel fill = client.kernel(module, "fill_u32");
+    // Queued on the first stream and not waited for: only the event orders it before the read.
+    client.launch(fill, stream, 1, 1, Arg.buffer(buffer), Arg.i32(5), Arg.i32(1));
     client.record(event, stream);
     client.waitFor(second, event);
+    MemorySegment out = Arena.ofAuto().allocate(4);
+    client.read(second, buffer, 0, out);
+    assertThat(out.get(ValueLayout.JAVA_INT, 0)).isEqualTo(5);
+
+    client.launch(fill, stream, 1, 1, Arg.buffer(buffer), Arg.i32(6), Arg.i32(1));
+    client.record(event, stream);
     client.synchronize(event);
+    client.copyToStaging(second, buffer, 0, 0, 4);
     client.synchronize(second);
+    assertThat(client.staging().get(ValueLayout.JAVA_INT, 0)).isEqualTo(6);
     client.destroy(event);
     client.destroy(second);
     assertThatThrownBy(() -> client.destroy(second))
@@ -168,10 +178,11 @@ class TenantProtocolTest {
               SmsliceException.class, e -> assertThat(e.status()).isEqualTo(Status.QUOTA_EXCEEDED))
           .hasMessageContaining("memory quota");
       other.allocate(128 << 10);
-      assertThat(other.usage()[0]).isEqualTo((768 + 128) << 10);
+      // The module loaded in start() counts too.
+      assertThat(other.usage()[0]).isEqualTo(((768 + 128) << 10) + AgentFixture.KERNELS.length);
     }
     client.free(big);
-    awaitMemoryUsed(0);
+    awaitMemoryUsed(AgentFixture.KERNELS.length);
     assertThatThrownBy(() -> client.allocate(0)).hasMessageContaining("positive");
   }
 

@@ -69,6 +69,7 @@ class SimulatedBackendTest {
         List.of(new KernelArg.Pointer(smids)));
     MemorySegment ids = Arena.ofAuto().allocate(4 * 64);
     stream.copyToHost(ids, smids);
+    stream.synchronize();
     assertThat(java.util.Arrays.stream(ids.toArray(ValueLayout.JAVA_INT)).distinct().count())
         .isEqualTo(16);
 
@@ -89,9 +90,11 @@ class SimulatedBackendTest {
     GpuGraph graph = stream.endCapture();
     MemorySegment out = Arena.ofAuto().allocate(4);
     stream.copyToHost(out, buffer);
+    stream.synchronize();
     assertThat(out.get(ValueLayout.JAVA_INT, 0)).isZero();
     stream.launchGraph(graph);
     stream.copyToHost(out, buffer);
+    stream.synchronize();
     assertThat(out.get(ValueLayout.JAVA_INT, 0)).isEqualTo(41);
   }
 
@@ -102,12 +105,12 @@ class SimulatedBackendTest {
     GpuStream stream = faulty.createStream();
     GpuFunction load = faulty.loadModule(PTX).function("load_u32");
     long out = faulty.allocate(4);
-    assertThatThrownBy(
-            () ->
-                stream.launch(
-                    load,
-                    LaunchGeometry.of(1, 1),
-                    List.of(new KernelArg.I64(0xdead0000L), new KernelArg.Pointer(out))))
+    // The launch is accepted; the fault surfaces when the kernel runs, at the synchronization.
+    stream.launch(
+        load,
+        LaunchGeometry.of(1, 1),
+        List.of(new KernelArg.I64(0xdead0000L), new KernelArg.Pointer(out)));
+    assertThatThrownBy(stream::synchronize)
         .isInstanceOfSatisfying(
             GpuException.class, e -> assertThat(e.error()).isEqualTo(GpuError.ILLEGAL_ADDRESS));
     assertThatThrownBy(() -> neighbour.allocate(4))

@@ -8,27 +8,44 @@ import io.smslice.gpu.GpuInventory;
 import io.smslice.node.allocation.AllocationLedger;
 import io.smslice.node.allocation.AllocationResolver;
 import io.smslice.node.allocation.ClusterView;
+import io.smslice.node.claims.ClaimState;
+import io.smslice.node.claims.ClaimStates;
 import io.smslice.node.config.NodeConfig;
+import io.smslice.node.config.Transparent;
 import io.smslice.node.discovery.DiscoveredGpu;
 import io.smslice.node.discovery.GpuDiscovery;
 import io.smslice.node.discovery.NodeGpus;
+import io.smslice.node.events.ClientFaultEvents;
 import io.smslice.node.health.GpuHealthMonitor;
 import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.metrics.TransparentMetrics;
+import io.smslice.node.mps.ClientFaultRecovery;
+import io.smslice.node.mps.MpsControlVersion;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.plugin.PluginLifecycle;
 import io.smslice.node.plugin.ResourceManager;
+import io.smslice.node.publish.ServedClaims;
 import io.smslice.node.publish.SliceNodePublisher;
 import io.smslice.node.resources.GreenSmResources;
 import io.smslice.node.resources.MigResources;
 import io.smslice.node.resources.MpsResources;
 import io.smslice.node.resources.ServedGpus;
+import io.smslice.node.transparent.InterposerInstall;
+import io.smslice.node.transparent.SharedMemory;
+import io.smslice.node.transparent.TransparentTenants;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
@@ -40,20 +57,47 @@ import java.util.stream.Collectors;
 public final class NodeSide implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(NodeSide.class.getName());
 
-  /** Timings; tests shorten them. */
+  /**
+   * Timings; tests shorten them.
+   *
+   * @param faultRecovery how long MPS clients that saw another client's fault may take to exit
+   *     before the GPU's MPS daemon is restarted
+   * @param claimPoll how often the claims' serving state is compared with the published one
+   */
   public record Timings(
       Duration healthPoll,
       Duration xidQuietPeriod,
       Duration registrationRetry,
       Duration waitForPod,
-      Duration waitForAgent) {
+      Duration waitForAgent,
+      Duration faultRecovery,
+      Duration claimPoll) {
     public static final Timings PRODUCTION =
         new Timings(
             Duration.ofSeconds(10),
             Duration.ofMinutes(5),
             Duration.ofSeconds(5),
             Duration.ofSeconds(5),
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(2));
+
+    /** With the production fault-recovery and claim-poll timings. */
+    public Timings(
+        Duration healthPoll,
+        Duration xidQuietPeriod,
+        Duration registrationRetry,
+        Duration waitForPod,
+        Duration waitForAgent) {
+      this(
+          healthPoll,
+          xidQuietPeriod,
+          registrationRetry,
+          waitForPod,
+          waitForAgent,
+          PRODUCTION.faultRecovery(),
+          PRODUCTION.claimPoll());
+    }
   }
 
   private final List<DiscoveredGpu> gpus;
@@ -61,18 +105,51 @@ public final class NodeSide implements AutoCloseable {
   private final MpsDaemonManager mps;
   private final SliceNodePublisher publisher;
   private final PluginLifecycle plugins;
+  private final ClientFaultRecovery faults;
+  private final ScheduledExecutorService claimWatch;
 
   private NodeSide(
       List<DiscoveredGpu> gpus,
       GpuHealthMonitor health,
       MpsDaemonManager mps,
       SliceNodePublisher publisher,
-      PluginLifecycle plugins) {
+      PluginLifecycle plugins,
+      ClientFaultRecovery faults,
+      ScheduledExecutorService claimWatch) {
     this.gpus = gpus;
     this.health = health;
     this.mps = mps;
     this.publisher = publisher;
     this.plugins = plugins;
+    this.faults = faults;
+    this.claimWatch = claimWatch;
+  }
+
+  /** Without the agent's claim states (the SliceNode then lists no claims). */
+  public static NodeSide start(
+      NodeConfig config,
+      String nodeName,
+      KubernetesClient client,
+      ClusterView cluster,
+      GpuInventory inventory,
+      Nvml nvml,
+      ClaimAccess agent,
+      MpsDaemonManager mps,
+      NodeMetrics metrics,
+      Timings timings)
+      throws IOException {
+    return start(
+        config,
+        nodeName,
+        client,
+        cluster,
+        inventory,
+        nvml,
+        agent,
+        ClaimStates.NONE,
+        mps,
+        metrics,
+        timings);
   }
 
   /**
@@ -82,6 +159,7 @@ public final class NodeSide implements AutoCloseable {
    * on {@link #close()}.
    *
    * @param cluster where Allocate looks up pods and claims
+   * @param claims how the agent serves this node's claims (published in the SliceNode)
    */
   public static NodeSide start(
       NodeConfig config,
@@ -91,6 +169,7 @@ public final class NodeSide implements AutoCloseable {
       GpuInventory inventory,
       Nvml nvml,
       ClaimAccess agent,
+      ClaimStates claims,
       MpsDaemonManager mps,
       NodeMetrics metrics,
       Timings timings)
@@ -153,18 +232,41 @@ public final class NodeSide implements AutoCloseable {
                     Collectors.toMap(
                         g -> "gpu=\"" + g.uuid() + "\"", g -> mps.running(g.uuid()) ? 1.0 : 0.0)));
 
+    Set<String> mpsGpus =
+        gpus.stream()
+            .filter(g -> config.needsMps(g.mode()))
+            .map(DiscoveredGpu::uuid)
+            .collect(Collectors.toSet());
+    Optional<Integer> mpsVersion = mpsGpus.isEmpty() ? Optional.empty() : mps.controlVersion();
+    mpsVersion.ifPresent(v -> LOG.info("MPS control version " + v));
     SliceNodePublisher publisher =
         new SliceNodePublisher(
             client,
             nodeName,
             NodeMain.version(),
             inventory.backendName(),
-            () -> apiGpus(gpus, health),
+            () -> apiGpus(gpus, health, mpsGpus, mpsVersion),
+            () -> ServedClaims.toApi(claims.claims()),
             config.heartbeat(),
             metrics,
             Clock.systemUTC());
     health.addListener(conditions -> publisher.publishSoon());
     publisher.start();
+    ScheduledExecutorService claimWatch = watchClaims(claims, publisher, timings.claimPoll());
+    TransparentMetrics.register(metrics, claims, nvml);
+
+    ClientFaultRecovery faults =
+        new ClientFaultRecovery(
+            mpsGpus::contains,
+            nvml,
+            config.paths().proc(),
+            mps,
+            new ClientFaultEvents(client, nodeName, cluster, claims),
+            metrics,
+            timings.faultRecovery(),
+            Duration.ofMillis(100),
+            Clock.systemUTC());
+    health.addApplicationFaultListener(faults::onXid);
 
     AllocationResolver resolver =
         new AllocationResolver(
@@ -180,7 +282,14 @@ public final class NodeSide implements AutoCloseable {
     if (modes.containsKey(GpuMode.Green)) {
       managers.add(
           new GreenSmResources(
-              config.resourceNames().sm(), served, resolver, agent, timings.waitForAgent()));
+              config.resourceNames().sm(),
+              served,
+              resolver,
+              agent,
+              timings.waitForAgent(),
+              transparentTenants(config, mps),
+              config.paths().dev(),
+              config.paths().proc()));
     }
     if (modes.containsKey(GpuMode.MIG)) {
       managers.add(
@@ -205,11 +314,62 @@ public final class NodeSide implements AutoCloseable {
         new PluginLifecycle(
             config.paths().devicePlugins(), managers, timings.registrationRetry(), metrics);
     plugins.start();
-    return new NodeSide(gpus, health, mps, publisher, plugins);
+    return new NodeSide(gpus, health, mps, publisher, plugins, faults, claimWatch);
   }
 
-  private static List<NodeGpu> apiGpus(List<DiscoveredGpu> gpus, GpuHealthMonitor health) {
-    return gpus.stream().map(g -> NodeGpus.toApi(g, health.condition(g.uuid()))).toList();
+  /** Installs the interposer on the host when transparent slices are on. */
+  private static Optional<TransparentTenants> transparentTenants(
+      NodeConfig config, MpsDaemonManager mps) {
+    Transparent t = config.transparent();
+    if (!t.enabled()) {
+      return Optional.empty();
+    }
+    InterposerInstall install = InterposerInstall.install(t.library(), t.installDirectory());
+    SharedMemory.check(t.mpsShm());
+    return Optional.of(new TransparentTenants(install, mps, t.mpsShm()));
+  }
+
+  /** Publishes at once when a claim's serving state or attached processes change. */
+  private static ScheduledExecutorService watchClaims(
+      ClaimStates claims, SliceNodePublisher publisher, Duration every) {
+    ScheduledExecutorService watch =
+        Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().daemon().name("claim-state-watch").factory());
+    AtomicReference<List<ClaimState>> last = new AtomicReference<>(List.of());
+    watch.scheduleWithFixedDelay(
+        () -> {
+          try {
+            List<ClaimState> now = claims.claims();
+            if (!now.equals(last.getAndSet(now))) {
+              publisher.publishSoon();
+            }
+          } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reading the claims' serving state failed", e);
+          }
+        },
+        every.toMillis(),
+        every.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return watch;
+  }
+
+  private static List<NodeGpu> apiGpus(
+      List<DiscoveredGpu> gpus,
+      GpuHealthMonitor health,
+      Set<String> mpsGpus,
+      Optional<Integer> mpsVersion) {
+    return gpus.stream()
+        .map(
+            g -> {
+              NodeGpu api = NodeGpus.toApi(g, health.condition(g.uuid()));
+              if (mpsGpus.contains(g.uuid()) && mpsVersion.isPresent()) {
+                api.setMpsControlVersion(mpsVersion.get());
+                api.setMpsStaticPartitioning(
+                    MpsControlVersion.staticPartitioning(mpsVersion.get()));
+              }
+              return api;
+            })
+        .toList();
   }
 
   public List<DiscoveredGpu> gpus() {
@@ -232,9 +392,15 @@ public final class NodeSide implements AutoCloseable {
     return plugins;
   }
 
+  public ClientFaultRecovery faults() {
+    return faults;
+  }
+
   @Override
   public void close() {
     plugins.close();
+    claimWatch.shutdownNow();
+    faults.close();
     publisher.close();
     health.close();
     mps.close();

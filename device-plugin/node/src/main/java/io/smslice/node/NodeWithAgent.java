@@ -6,11 +6,14 @@ import io.smslice.agent.AgentOptions;
 import io.smslice.agent.RunMode;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.node.allocation.KubernetesClusterView;
+import io.smslice.node.claims.ClaimState;
+import io.smslice.node.claims.TenantProcess;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
 import java.io.IOException;
+import java.util.List;
 
 /**
  * The node side and the agent in one process (docs/node.md says why), sharing the GPU backend, the
@@ -42,10 +45,32 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
             backend,
             nvml,
             agent,
+            () -> claimStates(agent),
             mps,
             metrics,
             NodeSide.Timings.PRODUCTION);
     return new NodeWithAgent(metrics, mps, agent, side);
+  }
+
+  /**
+   * The agent's claims as the node publishes them, each with the unmodified processes attached to
+   * it (the agent's registry of open ATTACH connections).
+   */
+  static List<ClaimState> claimStates(Agent agent) {
+    return agent.claimStatuses().stream()
+        .map(
+            s ->
+                new ClaimState(
+                    s.namespace(),
+                    s.name(),
+                    s.gpuUuid(),
+                    s.groups(),
+                    s.serving(),
+                    s.message(),
+                    agent.transparentProcesses(s.namespace() + "/" + s.name()).stream()
+                        .map(p -> new TenantProcess(p.hostPid(), p.container(), p.command()))
+                        .toList()))
+        .toList();
   }
 
   /** Stops the plugins first, then the agent and its workers, then the MPS daemons they used. */

@@ -11,6 +11,8 @@ import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.GpuMode;
+import io.smslice.api.v1alpha1.node.ServedClaim;
+import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.node.allocation.ClusterView;
 import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
@@ -105,6 +107,7 @@ class NodeWithAgentTest {
                 node.inventory,
                 node.nvml,
                 agent,
+                () -> NodeWithAgent.claimStates(agent),
                 mps,
                 metrics,
                 new NodeSide.Timings(
@@ -143,6 +146,27 @@ class NodeWithAgentTest {
               metrics.counter(
                   "smslice_node_allocations_total", "resource=\"smslice.io/sm\",result=\"ok\""))
           .isEqualTo(1);
+
+      // The SliceNode says how the agent serves the claim, for the operator's Ready condition.
+      Instant deadline = Instant.now().plusSeconds(10);
+      List<ServedClaim> served = List.of();
+      while (Instant.now().isBefore(deadline)) {
+        SliceNode sn = client.resources(SliceNode.class).withName(NodeFixture.NODE).get();
+        served = sn == null || sn.getStatus() == null ? List.of() : sn.getStatus().getClaims();
+        if (!served.isEmpty()) {
+          break;
+        }
+        Thread.sleep(50);
+      }
+      assertThat(served)
+          .singleElement()
+          .satisfies(
+              c -> {
+                assertThat(c.getNamespace() + "/" + c.getName()).isEqualTo("ml/detector");
+                assertThat(c.getGpuUuid()).isEqualTo(NodeFixture.GREEN.uuid());
+                assertThat(c.isServing()).isTrue();
+                assertThat(c.getTransparentProcesses()).isZero();
+              });
     }
   }
 }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.smslice.agent.Agent;
 import io.smslice.agent.BoundClaim;
+import io.smslice.agent.ClaimStatus;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Binding;
 import io.smslice.api.v1alpha1.claim.Phase;
@@ -14,7 +15,10 @@ import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.GpuInventory;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Watches the SliceClaims the operator labelled with this node and keeps the agent serving exactly
@@ -26,28 +30,40 @@ public final class ClaimWatcher implements AutoCloseable {
 
   private final SharedIndexInformer<SliceClaim> informer;
 
-  private ClaimWatcher(SharedIndexInformer<SliceClaim> informer) {
+  /** Bound claims the agent could not serve, with why, until served or released. */
+  private final Map<String, ClaimStatus> failures;
+
+  private ClaimWatcher(
+      SharedIndexInformer<SliceClaim> informer, Map<String, ClaimStatus> failures) {
     this.informer = informer;
+    this.failures = failures;
+  }
+
+  /** The bound claims of this node the agent failed to serve, and why. */
+  public List<ClaimStatus> failures() {
+    return List.copyOf(failures.values());
   }
 
   public static ClaimWatcher start(
       KubernetesClient client, String nodeName, GpuInventory inventory, Agent agent) {
+    Map<String, ClaimStatus> failures = new ConcurrentHashMap<>();
     ResourceEventHandler<SliceClaim> handler =
         new ResourceEventHandler<>() {
           @Override
           public void onAdd(SliceClaim claim) {
-            apply(claim, nodeName, inventory, agent);
+            apply(claim, nodeName, inventory, agent, failures);
           }
 
           @Override
           public void onUpdate(SliceClaim before, SliceClaim after) {
-            apply(after, nodeName, inventory, agent);
+            apply(after, nodeName, inventory, agent, failures);
           }
 
           @Override
           public void onDelete(SliceClaim claim, boolean finalStateUnknown) {
             String namespace = claim.getMetadata().getNamespace();
             String name = claim.getMetadata().getName();
+            failures.remove(namespace + "/" + name);
             agent.release(namespace, name);
             agent.forgetTokens(namespace, name);
           }
@@ -58,20 +74,32 @@ public final class ClaimWatcher implements AutoCloseable {
             .inAnyNamespace()
             .withLabel(SmsliceApi.NODE_LABEL, nodeName)
             .inform(handler, RESYNC_MILLIS);
-    return new ClaimWatcher(informer);
+    return new ClaimWatcher(informer, failures);
   }
 
-  static void apply(SliceClaim claim, String nodeName, GpuInventory inventory, Agent agent) {
+  static void apply(
+      SliceClaim claim,
+      String nodeName,
+      GpuInventory inventory,
+      Agent agent,
+      Map<String, ClaimStatus> failures) {
     String namespace = claim.getMetadata().getNamespace();
     String name = claim.getMetadata().getName();
     Optional<BoundClaim> bound = boundHere(claim, nodeName, inventory);
     if (bound.isEmpty()) {
+      failures.remove(namespace + "/" + name);
       agent.release(namespace, name);
       return;
     }
     try {
       agent.serve(bound.get());
+      failures.remove(bound.get().key());
     } catch (GpuException | IOException | RuntimeException e) {
+      BoundClaim b = bound.get();
+      failures.put(
+          b.key(),
+          new ClaimStatus(
+              namespace, name, b.gpuUuid(), b.groups(), false, String.valueOf(e.getMessage())));
       LOG.log(
           System.Logger.Level.ERROR,
           "cannot serve claim " + namespace + "/" + name + ": " + e.getMessage(),

@@ -22,6 +22,12 @@ public final class MetricsText {
     gauge(
         out,
         claims,
+        "smslice_claim_failed",
+        "1 when the claim stopped serving after an error inside the agent (see its log).",
+        s -> s.failed() ? 1 : 0);
+    gauge(
+        out,
+        claims,
         "smslice_claim_memory_used_bytes",
         "Device memory allocated by tenants.",
         s -> s.memoryUsed());

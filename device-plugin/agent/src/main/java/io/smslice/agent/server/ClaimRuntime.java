@@ -13,20 +13,27 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The executor of one claim: one thread that owns the claim's green context (a green context may be
- * current on one thread only), runs its sessions' control requests and polls their rings. Idle, it
- * spins briefly, then sleeps until a request or a tenant's doorbell wakes it.
+ * current on one thread only), runs its sessions' control requests and polls their rings, giving
+ * each session a turn of bounded work in round-robin. Idle, it spins briefly, then sleeps until a
+ * request or a tenant's doorbell wakes it. Nothing a request throws ends it; releasing the claim
+ * never waits more than {@link #RELEASE_WAIT_MILLIS} for it.
  */
 public final class ClaimRuntime implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ClaimRuntime.class.getName());
   private static final long SPIN_NANOS = 200_000;
   private static final long SLEEP_NANOS = 10_000_000;
+
+  /**
+   * How long a release waits for the executor to finish what it is doing (a GPU call, for example a
+   * synchronization with a kernel that never ends) before it returns without it.
+   */
+  public static final long RELEASE_WAIT_MILLIS = 1_000;
 
   /** Told when a tenant's work made the GPU's context unusable. */
   public interface FaultListener {
@@ -39,7 +46,15 @@ public final class ClaimRuntime implements AutoCloseable {
   }
 
   /** Limits of a claim's sessions. */
-  public record Limits(SessionDirectory sessionDirectory, long sharedDataBytes, int maxSessions) {}
+  public record Limits(
+      SessionDirectory sessionDirectory,
+      long sharedDataBytes,
+      int maxSessions,
+      ObjectLimits objects) {
+    public Limits(SessionDirectory sessionDirectory, long sharedDataBytes, int maxSessions) {
+      this(sessionDirectory, sharedDataBytes, maxSessions, ObjectLimits.DEFAULT);
+    }
+  }
 
   private final String name;
   private final GpuBackend backend;
@@ -47,7 +62,8 @@ public final class ClaimRuntime implements AutoCloseable {
   private final Limits limits;
   private final FaultListener faults;
   private final ClaimMetrics metrics = new ClaimMetrics();
-  private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private final ExecutorQueue tasks;
+  private final SessionTurns turns;
   private final List<Session> sessions = new ArrayList<>();
   private final AtomicLong memoryUsed = new AtomicLong();
   private final Thread thread;
@@ -55,7 +71,7 @@ public final class ClaimRuntime implements AutoCloseable {
   private volatile List<Integer> groups;
   private volatile GreenContext context;
   private volatile boolean serving;
-  private volatile boolean stopping;
+  private volatile String failure;
   private volatile int sessionCount;
   private long nextSessionId = 1;
   private Session culprit;
@@ -76,6 +92,8 @@ public final class ClaimRuntime implements AutoCloseable {
     this.limits = limits;
     this.faults = faults;
     this.thread = Thread.ofPlatform().name("claim-" + name).daemon().unstarted(this::loop);
+    this.tasks = new ExecutorQueue(name, thread);
+    this.turns = new SessionTurns(this, sessions);
   }
 
   /** Starts the executor and makes the claim's green context on it. */
@@ -93,7 +111,7 @@ public final class ClaimRuntime implements AutoCloseable {
     runtime.thread.start();
     try {
       runtime.await(runtime.submit(runtime::makeContext));
-    } catch (GpuException e) {
+    } catch (GpuException | RuntimeException e) {
       runtime.close();
       throw e;
     }
@@ -101,6 +119,9 @@ public final class ClaimRuntime implements AutoCloseable {
   }
 
   private Void makeContext() throws GpuException {
+    if (failure != null) {
+      throw new IllegalStateException("claim " + name + " failed: " + failure);
+    }
     GreenContext made = backend.createGreenContext(gpuUuid, groups);
     made.makeCurrent();
     context = made;
@@ -137,6 +158,11 @@ public final class ClaimRuntime implements AutoCloseable {
     return sessionCount;
   }
 
+  /** Why the claim stopped serving for good (an error inside the agent), or null. */
+  public String failure() {
+    return failure;
+  }
+
   boolean serving() {
     return serving;
   }
@@ -145,12 +171,18 @@ public final class ClaimRuntime implements AutoCloseable {
     return context;
   }
 
-  void reserveMemory(long bytes) throws ProtocolException {
+  ObjectLimits objectLimits() {
+    return limits.objects();
+  }
+
+  /** Counts {@code bytes} of {@code what} against the claim's memory quota, or refuses them. */
+  void reserveMemory(long bytes, String what) throws ProtocolException {
     long used = memoryUsed.get();
     if (bytes > memoryQuota - used) {
       throw new ProtocolException(
           Status.QUOTA_EXCEEDED,
-          "allocating "
+          what
+              + " "
               + bytes
               + " bytes would exceed the claim's memory quota of "
               + memoryQuota
@@ -163,6 +195,11 @@ public final class ClaimRuntime implements AutoCloseable {
 
   void releaseMemory(long bytes) {
     memoryUsed.addAndGet(-bytes);
+  }
+
+  /** True once the claim is being released: it takes no more work. */
+  public boolean released() {
+    return tasks.stopping();
   }
 
   /** Stops serving until recovery; returns whether {@code session} is held responsible. */
@@ -180,12 +217,63 @@ public final class ClaimRuntime implements AutoCloseable {
     return false;
   }
 
+  /**
+   * An Error escaped a request or record of {@code session}. A {@link VirtualMachineError} (out of
+   * memory, stack overflow) may have left the claim's state half changed: the claim stops serving
+   * for good and every session is told why ({@code answering}, whose request hit it, keeps its
+   * connection until it has read the answer). Any other Error fails only the request. Returns the
+   * message for the request that hit it.
+   */
+  String internalError(Session answering, String what, Throwable error) {
+    LOG.log(
+        System.Logger.Level.ERROR,
+        "claim " + name + ": internal error while serving " + what,
+        error);
+    if (!(error instanceof VirtualMachineError)) {
+      return "internal error of the agent while serving " + what + ": " + error;
+    }
+    if (failure == null) {
+      failure = what + " hit " + error;
+      serving = false;
+      String message =
+          "the claim failed inside the agent ("
+              + failure
+              + "); it serves again when the agent restarts or the claim is bound anew";
+      for (Session session : sessions) {
+        try {
+          if (session == answering) {
+            session.endKeepingConnection(Status.UNAVAILABLE, message, true);
+          } else {
+            session.end(Status.UNAVAILABLE, message, true);
+          }
+        } catch (Throwable t) {
+          LOG.log(System.Logger.Level.WARNING, "claim {0}: ending a session: {1}", name, t);
+        }
+      }
+      sessions.clear();
+      sessionCount = 0;
+    }
+    return "the claim failed inside the agent: " + failure;
+  }
+
+  private void endQuietly(Session session, Status why, String message, boolean gpuUsable) {
+    try {
+      session.end(why, message, gpuUsable);
+    } catch (Throwable t) {
+      LOG.log(System.Logger.Level.WARNING, "claim {0}: ending a session failed: {1}", name, t);
+    }
+  }
+
   // ---- requests from connections (any thread) ----
 
   /** A new session with its shared mapping; refused when the claim has its maximum. */
   public CompletableFuture<Session> openSession(Runnable disconnect) {
     return submit(
         () -> {
+          if (failure != null) {
+            throw new ProtocolException(
+                Status.UNAVAILABLE, "the claim failed inside the agent: " + failure);
+          }
           if (!serving) {
             throw new ProtocolException(Status.DEVICE_LOST, "the GPU is being recovered; retry");
           }
@@ -221,49 +309,40 @@ public final class ClaimRuntime implements AutoCloseable {
         });
   }
 
+  /**
+   * A control request. It waits in its session's queue until the records the tenant queued before
+   * it have run (in the session's turns), so that it sees their effects without letting one
+   * session's backlog hold up the others.
+   */
   public CompletableFuture<Reply> call(Session session, Op op, ByteBuffer payload) {
     CompletableFuture<Reply> reply = new CompletableFuture<>();
-    enqueue(
+    tasks.add(
         () -> {
-          if (!sessions.contains(session)) {
+          if (failure != null) {
+            reply.complete(
+                Reply.error(Status.UNAVAILABLE, "the claim failed inside the agent: " + failure));
+          } else if (!sessions.contains(session)) {
             reply.complete(Reply.error(Status.DEVICE_LOST, "session ended; reconnect"));
-            return;
+          } else {
+            session.controls.add(
+                new PendingControl(op, payload, reply, session.submittedRecords()));
           }
-          if (!serving) {
-            reply.complete(Reply.error(Status.DEVICE_LOST, "the GPU is being recovered"));
-            return;
-          }
-          session.drain();
-          try {
-            reply.complete(Reply.ok(session.control(op, payload)));
-          } catch (ProtocolException e) {
-            reply.complete(Reply.error(e.status(), e.getMessage()));
-          } catch (GpuException e) {
-            if (e.contextLost()) {
-              Status status = contextLost(session, e) ? Status.FAULT : Status.DEVICE_LOST;
-              reply.complete(Reply.error(status, e.getMessage()));
-            } else {
-              reply.complete(Reply.error(Status.GPU_ERROR, e.getMessage()));
-            }
-          } catch (RuntimeException e) {
-            reply.complete(Reply.malformed(op, payload.limit(), e));
-          }
-        });
+        },
+        reason -> reply.complete(Reply.error(Status.UNAVAILABLE, reason)));
     return reply;
   }
 
   public void closeSession(Session session) {
-    enqueue(
+    tasks.addIfServing(
         () -> {
           if (sessions.remove(session)) {
             sessionCount = sessions.size();
             if (serving) {
+              session.refuseControls(Status.DEVICE_LOST, "session ended");
               session.drain();
               session.release();
             } else {
-              // The context is lost and recovery will not see this session any more: drop its
-              // objects (the reset frees them on the GPU) and its mapping now.
-              session.end(Status.DEVICE_LOST, "session closed during GPU recovery", false);
+              endQuietly(session, Status.DEVICE_LOST, "session closed during GPU recovery", false);
             }
           }
         });
@@ -289,31 +368,11 @@ public final class ClaimRuntime implements AutoCloseable {
           if (newGroups.equals(groups)) {
             return 0L;
           }
-          for (Session session : sessions) {
-            session.drain();
-            session.synchronizeAll();
-          }
-          GreenContext old = context;
-          GreenContext next = backend.createGreenContext(gpuUuid, newGroups);
-          GreenContextSwap swap;
-          try {
-            next.makeCurrent();
-            swap = GreenContextSwap.prepare(sessions, next);
-          } catch (GpuException e) {
-            old.makeCurrent();
-            next.close();
-            throw e;
-          }
-          swap.commit(sessions);
-          context = next;
+          context = GreenContextSwap.move(sessions, context, backend, gpuUuid, newGroups);
           groups = List.copyOf(newGroups);
-          long serving = System.nanoTime() - start;
-          old.makeCurrent();
-          swap.closeOld();
-          old.close(); // also unbinds it from this thread
-          next.makeCurrent();
-          metrics.resized(serving);
-          return serving;
+          long nanos = System.nanoTime() - start;
+          metrics.resized(nanos);
+          return nanos;
         });
   }
 
@@ -353,23 +412,16 @@ public final class ClaimRuntime implements AutoCloseable {
 
   private <T> CompletableFuture<T> submit(Callable<T> work) {
     CompletableFuture<T> result = new CompletableFuture<>();
-    enqueue(
+    tasks.add(
         () -> {
           try {
             result.complete(work.call());
           } catch (Throwable t) {
             result.completeExceptionally(t);
           }
-        });
+        },
+        reason -> result.completeExceptionally(new IllegalStateException(reason)));
     return result;
-  }
-
-  private void enqueue(Runnable task) {
-    if (stopping) {
-      throw new IllegalStateException("claim " + name + " is no longer served");
-    }
-    tasks.add(task);
-    LockSupport.unpark(thread);
   }
 
   <T> T await(CompletableFuture<T> future) throws GpuException {
@@ -388,17 +440,17 @@ public final class ClaimRuntime implements AutoCloseable {
 
   private void loop() {
     long lastWork = System.nanoTime();
-    while (!stopping || !tasks.isEmpty()) {
-      boolean worked = false;
-      Runnable task;
-      while ((task = tasks.poll()) != null) {
-        task.run();
-        worked = true;
-      }
-      if (serving) {
-        for (int i = 0; i < sessions.size() && serving; i++) {
-          worked |= sessions.get(i).pollRing(64) > 0;
+    while (!tasks.stopping()) {
+      boolean worked;
+      try {
+        worked = tasks.runQueued();
+        if (serving) {
+          worked |= turns.run();
         }
+      } catch (Throwable t) {
+        // Requests and records catch their own errors; this is the executor's own last resort.
+        internalError(null, "the claim's executor", t);
+        worked = true;
       }
       if (worked) {
         lastWork = System.nanoTime();
@@ -409,6 +461,7 @@ public final class ClaimRuntime implements AutoCloseable {
         lastWork = System.nanoTime();
       }
     }
+    tearDown();
   }
 
   /** Sleeps unless work arrived; tenants see the flag and ring the doorbell after publishing. */
@@ -416,9 +469,9 @@ public final class ClaimRuntime implements AutoCloseable {
     setSleeping(1);
     boolean pending = !tasks.isEmpty();
     for (Session session : sessions) {
-      pending |= serving && session.hasPending();
+      pending |= serving && (session.hasPending() || !session.controls.isEmpty());
     }
-    if (!pending && !stopping) {
+    if (!pending && !tasks.stopping()) {
       LockSupport.parkNanos(SLEEP_NANOS);
     }
     setSleeping(0);
@@ -431,38 +484,56 @@ public final class ClaimRuntime implements AutoCloseable {
     io.smslice.protocol.SharedCounters.fence();
   }
 
-  /** Ends all sessions, frees their GPU objects and destroys the green context. */
+  /**
+   * After a release, on the executor: ends every session without running its queued work, frees
+   * their GPU objects and destroys the green context. When the executor was stuck in a GPU call,
+   * this runs once that call returns, after the release itself has returned.
+   */
+  private void tearDown() {
+    String message = "the claim is no longer served on this node";
+    tasks.abandonQueued();
+    for (Session session : sessions) {
+      endQuietly(session, Status.UNAVAILABLE, message, serving);
+    }
+    sessions.clear();
+    sessionCount = 0;
+    serving = false;
+    if (context != null) {
+      try {
+        context.close();
+      } catch (Throwable t) {
+        LOG.log(System.Logger.Level.WARNING, "claim {0}: destroying its context: {1}", name, t);
+      }
+      context = null;
+    }
+  }
+
+  /**
+   * Stops serving: refuses new work at once, answers queued requests with UNAVAILABLE, and waits at
+   * most {@link #RELEASE_WAIT_MILLIS} for the executor to tear the claim down. If it is stuck in a
+   * GPU call (a kernel that does not end), the release returns anyway and says so; the executor
+   * tears down when the call returns (on CUDA, a kernel that never ends keeps the claim's green
+   * context and memory until the agent's process ends).
+   */
   @Override
   public void close() {
-    if (stopping) {
+    if (!tasks.stop("the claim is no longer served on this node")) {
       return;
     }
-    CompletableFuture<Void> done =
-        submit(
-            () -> {
-              for (Session session : sessions) {
-                session.drain();
-                session.end(
-                    Status.UNAVAILABLE, "the claim is no longer served on this node", serving);
-              }
-              sessions.clear();
-              sessionCount = 0;
-              serving = false;
-              if (context != null) {
-                context.close();
-                context = null;
-              }
-              return null;
-            });
-    stopping = true;
-    LockSupport.unpark(thread);
     try {
-      done.get();
-      thread.join();
+      thread.join(RELEASE_WAIT_MILLIS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException e) {
-      LOG.log(System.Logger.Level.WARNING, "claim {0}: closing failed: {1}", name, e.getCause());
+    }
+    if (thread.isAlive()) {
+      tasks.abandonCurrent();
+      turns.abandonCurrent("the claim is no longer served on this node");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "claim {0}: released while its executor is still busy in a GPU call ({1} ms); its green"
+              + " context and memory are freed when that call returns",
+          name,
+          RELEASE_WAIT_MILLIS);
     }
   }
 }

@@ -5,6 +5,7 @@ import io.smslice.agent.server.SessionObjects.Function;
 import io.smslice.agent.server.SessionObjects.Graph;
 import io.smslice.agent.server.SessionObjects.Module;
 import io.smslice.agent.server.SessionObjects.Stream;
+import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuEvent;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.GpuFunction;
@@ -28,8 +29,42 @@ final class GreenContextSwap {
   private final Map<Function, GpuFunction> functions = new IdentityHashMap<>();
   private final List<AutoCloseable> old = new ArrayList<>();
 
+  /**
+   * Moves every session from {@code old} to a new green context of {@code groups}, which it returns
+   * current on this thread; on failure the sessions and {@code old} are as they were.
+   */
+  static GreenContext move(
+      List<Session> sessions,
+      GreenContext old,
+      GpuBackend backend,
+      String gpuUuid,
+      List<Integer> groups)
+      throws GpuException {
+    for (Session session : sessions) {
+      session.drain();
+      session.synchronizeAll();
+    }
+    GreenContext next = backend.createGreenContext(gpuUuid, groups);
+    GreenContextSwap swap;
+    try {
+      next.makeCurrent();
+      swap = prepare(sessions, next);
+    } catch (GpuException e) {
+      old.makeCurrent();
+      next.close();
+      throw e;
+    }
+    swap.commit(sessions);
+    old.makeCurrent();
+    swap.closeOld();
+    old.close(); // also unbinds it from this thread
+    next.makeCurrent();
+    return next;
+  }
+
   /** Makes the replacements with {@code next} current; on failure closes what it made. */
-  static GreenContextSwap prepare(List<Session> sessions, GreenContext next) throws GpuException {
+  private static GreenContextSwap prepare(List<Session> sessions, GreenContext next)
+      throws GpuException {
     GreenContextSwap swap = new GreenContextSwap();
     try {
       for (Session session : sessions) {
@@ -59,7 +94,7 @@ final class GreenContextSwap {
   }
 
   /** Installs the replacements; graphs captured in the old context can no longer be launched. */
-  void commit(List<Session> sessions) {
+  private void commit(List<Session> sessions) {
     streams.forEach(
         (entry, stream) -> {
           old.add(entry.stream);
@@ -84,7 +119,7 @@ final class GreenContextSwap {
   }
 
   /** Closes the old objects; call with the old context current. */
-  void closeOld() {
+  private void closeOld() {
     for (AutoCloseable closeable : old) {
       try {
         closeable.close();

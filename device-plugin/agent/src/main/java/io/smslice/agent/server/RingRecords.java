@@ -36,26 +36,26 @@ final class RingRecords {
       case RingOp.COPY_TO_DEVICE -> {
         Stream stream = stream(session, record.get(LONG, 8));
         long bytes = record.get(LONG, 40);
-        long device = address(session, record.get(LONG, 16), record.get(LONG, 24), bytes);
+        long device = address(session, stream, record.get(LONG, 16), record.get(LONG, 24), bytes);
         stream.stream.copyToDevice(device, session.memory.data(record.get(LONG, 32), bytes));
       }
       case RingOp.COPY_TO_HOST -> {
         Stream stream = stream(session, record.get(LONG, 8));
         long bytes = record.get(LONG, 40);
-        long device = address(session, record.get(LONG, 16), record.get(LONG, 24), bytes);
+        long device = address(session, stream, record.get(LONG, 16), record.get(LONG, 24), bytes);
         stream.stream.copyToHost(session.memory.data(record.get(LONG, 32), bytes), device);
       }
       case RingOp.COPY_DEVICE_TO_DEVICE -> {
         Stream stream = stream(session, record.get(LONG, 8));
         long bytes = record.get(LONG, 48);
-        long target = address(session, record.get(LONG, 16), record.get(LONG, 24), bytes);
-        long source = address(session, record.get(LONG, 32), record.get(LONG, 40), bytes);
+        long target = address(session, stream, record.get(LONG, 16), record.get(LONG, 24), bytes);
+        long source = address(session, stream, record.get(LONG, 32), record.get(LONG, 40), bytes);
         stream.stream.copyDeviceToDevice(target, source, bytes);
       }
       case RingOp.FILL -> {
         Stream stream = stream(session, record.get(LONG, 8));
         long bytes = record.get(LONG, 32);
-        long device = address(session, record.get(LONG, 16), record.get(LONG, 24), bytes);
+        long device = address(session, stream, record.get(LONG, 16), record.get(LONG, 24), bytes);
         stream.stream.fill(device, (byte) record.get(LONG, 40), bytes);
       }
       case RingOp.RECORD_EVENT ->
@@ -88,7 +88,9 @@ final class RingRecords {
               Status.UNSUPPORTED,
               "graph was captured before the claim was resized; capture it again");
         }
-        stream(session, record.get(LONG, 16)).stream.launchGraph(graph.graph);
+        Stream stream = stream(session, record.get(LONG, 16));
+        GraphReferences.useGraph(stream, graph);
+        stream.stream.launchGraph(graph.graph);
       }
       default -> throw new ProtocolException(Status.BAD_REQUEST, "unknown ring operation " + op);
     }
@@ -104,6 +106,7 @@ final class RingRecords {
     }
     Function function = session.functions.get(record.get(LONG, 8));
     Stream stream = stream(session, record.get(LONG, 16));
+    GraphReferences.useModule(stream, function.module);
     LaunchGeometry geometry;
     try {
       geometry =
@@ -126,7 +129,7 @@ final class RingRecords {
       args.add(
           switch (kind) {
             case RingOp.ARG_BUFFER ->
-                new KernelArg.Pointer(address(session, a, record.get(LONG, at + 9), 0));
+                new KernelArg.Pointer(address(session, stream, a, record.get(LONG, at + 9), 0));
             case RingOp.ARG_I32 -> new KernelArg.I32((int) a);
             case RingOp.ARG_I64 -> new KernelArg.I64(a);
             case RingOp.ARG_F32 -> new KernelArg.F32(Float.intBitsToFloat((int) a));
@@ -141,12 +144,18 @@ final class RingRecords {
     session.runtime().metrics().launched(System.nanoTime() - start);
   }
 
+  /** The stream an operation is queued on; counted when it is capturing a graph. */
   private static Stream stream(Session session, long handle) throws ProtocolException {
-    return session.streams.get(handle);
+    Stream stream = session.streams.get(handle);
+    GraphReferences.captureOperation(session, stream);
+    return stream;
   }
 
-  /** The device address of [offset, offset + bytes) of a session's buffer; checked. */
-  private static long address(Session session, long handle, long offset, long bytes)
+  /**
+   * The device address of [offset, offset + bytes) of a session's buffer; checked, and kept by the
+   * graph when {@code stream} is capturing one.
+   */
+  private static long address(Session session, Stream stream, long handle, long offset, long bytes)
       throws ProtocolException {
     Buffer buffer = session.buffers.get(handle);
     if (offset < 0
@@ -166,6 +175,7 @@ final class RingRecords {
               + buffer.bytes()
               + " bytes");
     }
+    GraphReferences.useBuffer(stream, handle);
     return buffer.address() + offset;
   }
 }

@@ -14,6 +14,7 @@ import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 
 /**
  * One tenant connection's state: its shared mapping and its objects. Runs only on its claim's
@@ -29,6 +30,10 @@ final class Session {
   final HandleTable<Stream> streams = new HandleTable<>("stream");
   final HandleTable<Event> events = new HandleTable<>("event");
   final HandleTable<Graph> graphs = new HandleTable<>("graph");
+
+  /** Control requests waiting for their turn (see {@link SessionTurns}). */
+  final ArrayDeque<PendingControl> controls = new ArrayDeque<>();
+
   private final ClaimRuntime runtime;
   private long consumed;
 
@@ -48,15 +53,37 @@ final class Session {
   }
 
   boolean hasPending() {
-    return memory.counters.getLong(SharedLayout.SUBMITTED) > consumed;
+    return submittedRecords() > consumed;
+  }
+
+  /** How many records the tenant has published so far. */
+  long submittedRecords() {
+    return memory.counters.getLong(SharedLayout.SUBMITTED);
   }
 
   /**
-   * Runs up to {@code budget} queued records; returns how many ran. Stops early when one lost the
-   * GPU context: nothing after it can run until the runtime has rebuilt the context.
+   * Whether the records published before {@code barrier} have run (or the tenant took back what it
+   * claimed to have published, in which case nothing more is coming).
    */
-  int pollRing(int budget) {
-    long submitted = memory.counters.getLong(SharedLayout.SUBMITTED);
+  boolean reached(long barrier) {
+    return consumed >= Math.min(barrier, submittedRecords());
+  }
+
+  /** Answers the waiting control requests without running them. */
+  void refuseControls(Status status, String message) {
+    PendingControl request;
+    while ((request = controls.poll()) != null) {
+      request.refuse(status, message);
+    }
+  }
+
+  /**
+   * Runs up to {@code budget} queued records, none at or past record {@code limit}; returns how
+   * many ran. Stops early when one lost the GPU context (nothing after it can run until the runtime
+   * has rebuilt the context) or when an error inside the agent failed the claim.
+   */
+  int pollRing(int budget, long limit) {
+    long submitted = Math.min(submittedRecords(), Math.max(limit, consumed));
     int done = 0;
     while (consumed < submitted && done < budget) {
       long seq = consumed;
@@ -83,6 +110,12 @@ final class Session {
         memory.fail(seq, Status.GPU_ERROR, e.getMessage());
       } catch (RuntimeException e) {
         memory.fail(seq, Status.BAD_REQUEST, "malformed record: " + e.getMessage());
+      } catch (Error e) {
+        memory.fail(seq, Status.UNAVAILABLE, "internal error of the agent: " + e);
+        runtime.internalError(null, "ring record " + seq, e);
+        if (!runtime.serving()) {
+          return done + 1; // the session has ended with the claim
+        }
       }
       consumed = seq + 1;
       done++;
@@ -108,7 +141,7 @@ final class Session {
    */
   void drain() {
     if (hasPending() && runtime.serving()) {
-      pollRing(Integer.MAX_VALUE);
+      pollRing(Integer.MAX_VALUE, Long.MAX_VALUE);
     }
   }
 
@@ -116,32 +149,37 @@ final class Session {
     ByteBuffer out = ByteBuffer.allocate(64);
     switch (op) {
       case MAPPED -> memory.unlink();
-      case LOAD_MODULE -> {
-        byte[] image = new byte[in.remaining()];
-        in.get(image);
-        out.putLong(modules.add(new Module(image, context().loadModule(image))));
-      }
+      case LOAD_MODULE -> out.putLong(loadModule(in));
       case GET_FUNCTION -> {
         long module = in.getLong();
         String name = Frames.getString(in);
         Module entry = modules.get(module);
+        checkRoom(functions, limits().functions(), "kernel handles");
         out.putLong(functions.add(new Function(module, name, entry.module.function(name))));
       }
       case UNLOAD_MODULE -> {
         long module = in.getLong();
         modules.get(module);
+        GraphReferences.refuseIfUsed(this, "module", module);
         functions.entries().values().removeIf(f -> f.module == module);
-        modules.remove(module).module.close();
+        Module removed = modules.remove(module);
+        removed.module.close();
+        runtime.releaseMemory(removed.image.length);
       }
       case ALLOC -> out.putLong(allocate(in.getLong()));
       case FREE -> {
-        Buffer buffer = buffers.get(in.getLong());
+        long handle = in.getLong();
+        Buffer buffer = buffers.get(handle);
+        GraphReferences.refuseIfUsed(this, "buffer", handle);
         context().free(buffer.address());
         buffers.entries().values().remove(buffer);
         runtime.releaseMemory(buffer.bytes());
       }
       case BUFFER_ADDRESS -> out.putLong(buffers.get(in.getLong()).address());
-      case CREATE_STREAM -> out.putLong(streams.add(new Stream(context().createStream())));
+      case CREATE_STREAM -> {
+        checkRoom(streams, limits().streams(), "streams");
+        out.putLong(streams.add(new Stream(context().createStream())));
+      }
       case DESTROY_STREAM -> {
         Stream stream = streams.get(in.getLong());
         if (stream.capturing) {
@@ -151,21 +189,18 @@ final class Session {
         streams.entries().values().remove(stream);
         stream.stream.close();
       }
-      case CREATE_EVENT -> out.putLong(events.add(new Event(context().createEvent())));
+      case CREATE_EVENT -> {
+        checkRoom(events, limits().events(), "events");
+        out.putLong(events.add(new Event(context().createEvent())));
+      }
       case DESTROY_EVENT -> events.remove(in.getLong()).event.close();
       case BEGIN_CAPTURE -> {
         Stream stream = streams.get(in.getLong());
+        checkRoom(graphs, limits().graphs(), "graphs");
         stream.stream.beginCapture();
-        stream.capturing = true;
+        stream.startCapture();
       }
-      case END_CAPTURE -> {
-        Stream stream = streams.get(in.getLong());
-        if (!stream.capturing) {
-          throw new ProtocolException(Status.BAD_REQUEST, "stream is not capturing");
-        }
-        stream.capturing = false;
-        out.putLong(graphs.add(new Graph(stream.stream.endCapture())));
-      }
+      case END_CAPTURE -> out.putLong(GraphReferences.endCapture(this, streams.get(in.getLong())));
       case DESTROY_GRAPH -> graphs.remove(in.getLong()).graph.close();
       case INFO -> {
         out.putLong(runtime.memoryUsed());
@@ -182,11 +217,38 @@ final class Session {
     return out.flip();
   }
 
+  ObjectLimits limits() {
+    return runtime.objectLimits();
+  }
+
+  /** Refuses to create one more object of a kind the session has its maximum of. */
+  static void checkRoom(HandleTable<?> table, int max, String kind) throws ProtocolException {
+    if (table.values().size() >= max) {
+      throw new ProtocolException(
+          Status.QUOTA_EXCEEDED,
+          "the session has its maximum of " + max + " " + kind + "; destroy some first");
+    }
+  }
+
+  /** A module's image counts against the claim's memory quota while it is loaded. */
+  private long loadModule(ByteBuffer in) throws ProtocolException, GpuException {
+    checkRoom(modules, limits().modules(), "modules");
+    byte[] image = new byte[in.remaining()];
+    in.get(image);
+    runtime.reserveMemory(image.length, "loading a module of");
+    try {
+      return modules.add(new Module(image, context().loadModule(image)));
+    } catch (GpuException | RuntimeException e) {
+      runtime.releaseMemory(image.length);
+      throw e;
+    }
+  }
+
   private long allocate(long bytes) throws ProtocolException, GpuException {
     if (bytes <= 0) {
       throw new ProtocolException(Status.BAD_REQUEST, "allocation size must be positive");
     }
-    runtime.reserveMemory(bytes);
+    runtime.reserveMemory(bytes, "allocating");
     try {
       return buffers.add(new Buffer(context().allocate(bytes), bytes));
     } catch (GpuException e) {
@@ -215,13 +277,22 @@ final class Session {
    * else just forgets them: a reset GPU has dropped them) and disconnects it.
    */
   void end(Status why, String message, boolean gpuUsable) {
+    endKeepingConnection(why, message, gpuUsable);
+    disconnect.run();
+  }
+
+  /**
+   * Ends the session but leaves its connection open, for a session whose request is being answered:
+   * the tenant reads the answer, and its next request learns that the session has ended.
+   */
+  void endKeepingConnection(Status why, String message, boolean gpuUsable) {
+    refuseControls(why, message);
     memory.fail(consumed, why, message);
     memory.counters.putInt(SharedLayout.SESSION_STATE, why.code);
     if (gpuUsable) {
       freeOnGpu();
     }
     forget();
-    disconnect.run();
   }
 
   private void freeOnGpu() {
@@ -240,6 +311,9 @@ final class Session {
   }
 
   private void forget() {
+    for (Module module : modules.values()) {
+      runtime.releaseMemory(module.image.length);
+    }
     graphs.clear();
     events.clear();
     streams.clear();

@@ -116,6 +116,36 @@ class ClaimWatcherTest {
     }
   }
 
+  @Test
+  void aClaimTheAgentCannotServeIsReportedWithWhyUntilItIsServedOrGone() throws Exception {
+    AgentOptions options =
+        AgentOptions.of(
+            "node-a", directory.resolve("run"), directory.resolve("state"), RunMode.IN_AGENT);
+    try (Agent agent = Agent.start(options, client, backend, null)) {
+      var claims = client.resources(SliceClaim.class).inNamespace("team");
+      // Group 99 is not in the GPU's split: its green context cannot be made.
+      claims.resource(claim("node-a", Phase.Bound, GpuMode.Green, List.of(99))).create();
+      await(() -> !agent.claimStatuses().isEmpty());
+      io.smslice.agent.ClaimStatus failed = agent.claimStatuses().getFirst();
+      assertThat(failed.key()).isEqualTo("team/det");
+      assertThat(failed.serving()).isFalse();
+      assertThat(failed.message()).isNotBlank();
+      assertThat(failed.groups()).containsExactly(99);
+      assertThat(agent.endpoint("team", "det")).isEmpty();
+
+      SliceClaim fixed = claims.withName("det").get();
+      fixed.getStatus().getBinding().setSmGroups(List.of(0, 1));
+      claims.resource(fixed).updateStatus();
+      await(() -> agent.claimStatuses().stream().anyMatch(s -> s.serving()));
+      assertThat(agent.claimStatuses())
+          .singleElement()
+          .satisfies(s -> assertThat(s.groups()).containsExactly(0, 1));
+
+      claims.withName("det").delete();
+      await(() -> agent.claimStatuses().isEmpty());
+    }
+  }
+
   private static void await(BooleanSupplier condition) throws InterruptedException {
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (!condition.getAsBoolean()) {

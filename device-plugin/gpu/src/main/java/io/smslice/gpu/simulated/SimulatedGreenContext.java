@@ -9,13 +9,19 @@ import io.smslice.gpu.GpuStream;
 import io.smslice.gpu.GreenContext;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** A simulated green context: work runs on the CPU, synchronously, with real byte copies. */
+/**
+ * A simulated green context: its streams queue work that runs on the CPU with real byte copies, on
+ * this context's SMs. Streams, events, modules and graphs belong to the context that made them and
+ * fail once it is destroyed, as they do on the driver; device memory belongs to the GPU.
+ */
 final class SimulatedGreenContext implements GreenContext {
   private static final Pattern PTX_ENTRY = Pattern.compile("\\.entry\\s+([A-Za-z_$][\\w$]*)");
 
@@ -23,6 +29,8 @@ final class SimulatedGreenContext implements GreenContext {
   private final int sms;
   private final int[] smIds;
   private final int generation;
+  private final Set<SimulatedStream> streams = new LinkedHashSet<>();
+  private volatile boolean closed;
 
   SimulatedGreenContext(SimulatedGpu gpu, List<Integer> groupIds, int sms) {
     this.gpu = gpu;
@@ -46,6 +54,19 @@ final class SimulatedGreenContext implements GreenContext {
 
   int[] smIds() {
     return smIds;
+  }
+
+  /** Fails as the driver does when this green context was destroyed. */
+  void checkOpen(String what) throws GpuException {
+    if (closed) {
+      throw new GpuException(
+          GpuError.INVALID_VALUE,
+          what + " belongs to a green context that was destroyed (context is destroyed)");
+    }
+  }
+
+  synchronized void forget(SimulatedStream stream) {
+    streams.remove(stream);
   }
 
   /** Fails when the simulated GPU's context was poisoned by a fault or reset. */
@@ -82,23 +103,35 @@ final class SimulatedGreenContext implements GreenContext {
 
   @Override
   public void makeCurrent() throws GpuException {
+    checkOpen("the current context");
     check();
   }
 
   @Override
   public long allocate(long bytes) throws GpuException {
+    checkOpen("allocation");
     check();
     return gpu.memory.allocate(bytes);
   }
 
+  /** Like cuMemFree, waits for the work queued on this context's streams first. */
   @Override
   public void free(long deviceAddress) throws GpuException {
+    checkOpen("free");
     check();
+    for (SimulatedStream stream : streamsNow()) {
+      stream.synchronize();
+    }
     gpu.memory.free(deviceAddress);
+  }
+
+  private synchronized List<SimulatedStream> streamsNow() {
+    return new ArrayList<>(streams);
   }
 
   @Override
   public void registerHost(MemorySegment hostMemory) throws GpuException {
+    checkOpen("host registration");
     check();
   }
 
@@ -107,6 +140,7 @@ final class SimulatedGreenContext implements GreenContext {
 
   @Override
   public GpuModule loadModule(byte[] image) throws GpuException {
+    checkOpen("module load");
     check();
     String text = new String(image, StandardCharsets.UTF_8);
     if (!text.contains(".entry") || text.indexOf('\0') >= 0) {
@@ -120,23 +154,38 @@ final class SimulatedGreenContext implements GreenContext {
     while (matcher.find()) {
       entries.add(matcher.group(1));
     }
-    return new SimulatedModule(entries);
+    return new SimulatedModule(this, entries);
   }
 
   @Override
   public GpuStream createStream() throws GpuException {
+    checkOpen("stream creation");
     check();
-    return new SimulatedStream(this);
+    SimulatedStream stream = new SimulatedStream(this);
+    synchronized (this) {
+      streams.add(stream);
+    }
+    return stream;
   }
 
   @Override
   public GpuEvent createEvent() throws GpuException {
+    checkOpen("event creation");
     check();
-    return new SimulatedEvent();
+    return new SimulatedEvent(this);
   }
 
+  /** Lets the streams' queued work finish, then every object of this context is invalid. */
   @Override
-  public void close() {}
+  public void close() {
+    if (closed) {
+      return;
+    }
+    for (SimulatedStream stream : streamsNow()) {
+      stream.finishQuietly();
+    }
+    closed = true;
+  }
 
   /** Device work that may fault. */
   @FunctionalInterface
@@ -144,11 +193,34 @@ final class SimulatedGreenContext implements GreenContext {
     void run() throws GpuException;
   }
 
-  record SimulatedFunction(String name) implements GpuFunction {}
+  record SimulatedFunction(String name, SimulatedModule module) implements GpuFunction {
+    /** Functions, like their modules, work only on streams of the context that loaded them. */
+    void checkUsableIn(SimulatedGreenContext streamContext) throws GpuException {
+      if (module.closed) {
+        throw new GpuException(
+            GpuError.INVALID_VALUE, "module of kernel " + name + " was unloaded (invalid handle)");
+      }
+      if (module.context != streamContext) {
+        throw new GpuException(
+            GpuError.INVALID_VALUE,
+            "kernel " + name + " was loaded in another context (invalid handle)");
+      }
+    }
+  }
 
-  private record SimulatedModule(Set<String> entries) implements GpuModule {
+  static final class SimulatedModule implements GpuModule {
+    private final SimulatedGreenContext context;
+    private final Set<String> entries;
+    private volatile boolean closed;
+
+    SimulatedModule(SimulatedGreenContext context, Set<String> entries) {
+      this.context = context;
+      this.entries = entries;
+    }
+
     @Override
     public GpuFunction function(String name) throws GpuException {
+      context.checkOpen("module");
       if (!entries.contains(name)) {
         throw new GpuException(GpuError.INVALID_IMAGE, "module has no kernel " + name);
       }
@@ -157,18 +229,12 @@ final class SimulatedGreenContext implements GreenContext {
             GpuError.NOT_SUPPORTED,
             "kernel " + name + " has no CPU implementation in the simulated backend");
       }
-      return new SimulatedFunction(name);
+      return new SimulatedFunction(name, this);
     }
 
     @Override
-    public void close() {}
-  }
-
-  private static final class SimulatedEvent implements GpuEvent {
-    @Override
-    public void synchronize() {}
-
-    @Override
-    public void close() {}
+    public void close() {
+      closed = true;
+    }
   }
 }

@@ -46,8 +46,7 @@ final class SimulatedKernels {
       SimulatedMemory memory,
       int[] smIds)
       throws GpuException {
-    String signature = SIGNATURES.get(name);
-    checkArgs(name, signature, args);
+    checkArgs(name, args);
     long threads = geometry.blocks() * geometry.threadsPerBlock();
     switch (name) {
       case "empty", "spin" -> {}
@@ -88,8 +87,9 @@ final class SimulatedKernels {
     }
   }
 
-  private static void checkArgs(String name, String signature, List<KernelArg> args)
-      throws GpuException {
+  /** Refuses an unknown kernel or arguments that do not match its parameters. */
+  static void checkArgs(String name, List<KernelArg> args) throws GpuException {
+    String signature = SIGNATURES.get(name);
     if (signature == null) {
       throw new GpuException(GpuError.INVALID_IMAGE, "simulated backend has no kernel " + name);
     }

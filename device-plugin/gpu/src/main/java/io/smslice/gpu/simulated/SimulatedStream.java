@@ -11,27 +11,78 @@ import io.smslice.gpu.LaunchGeometry;
 import io.smslice.gpu.simulated.SimulatedGreenContext.SimulatedFunction;
 import io.smslice.gpu.simulated.SimulatedGreenContext.SimulatedWork;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A simulated stream runs each operation when it is queued (which keeps stream order); while
- * capturing it records them into a graph instead.
+ * A simulated stream queues its work and runs it as late as CUDA allows: when someone waits for it
+ * (stream or event synchronization, another stream waiting on one of its events, a device-memory
+ * free) or when its queue is full (a launch then waits, as it does when the GPU's queue is full).
+ * No timing is modelled, only order: work that nothing orders before a read has not run yet, so a
+ * missing event wait shows up as stale data. While capturing, it records work into a graph.
  */
 final class SimulatedStream implements GpuStream {
+  /** Queued operations before a new one first runs the oldest. */
+  static final int QUEUE_DEPTH = 1024;
+
   private final SimulatedGreenContext context;
+  private final ArrayDeque<SimulatedWork> queued = new ArrayDeque<>();
+  private long submitted;
+  private long completed;
   private List<SimulatedWork> capture;
+  private boolean closed;
 
   SimulatedStream(SimulatedGreenContext context) {
     this.context = context;
   }
 
-  private void submit(SimulatedWork work) throws GpuException {
+  SimulatedGreenContext context() {
+    return context;
+  }
+
+  /** Fails like the driver when the stream or its green context is gone. */
+  private void checkUsable() throws GpuException {
+    if (closed) {
+      throw new GpuException(GpuError.INVALID_VALUE, "stream was destroyed (invalid handle)");
+    }
+    context.checkOpen("stream");
     context.check();
+  }
+
+  private synchronized void submit(SimulatedWork work) throws GpuException {
+    checkUsable();
     if (capture != null) {
       capture.add(work);
-    } else {
-      context.execute(work);
+      return;
+    }
+    if (queued.size() >= QUEUE_DEPTH) {
+      runThrough(completed + 1);
+    }
+    queued.add(work);
+    submitted++;
+  }
+
+  /** Sequence number of the latest queued operation (what an event recorded now waits for). */
+  synchronized long position() {
+    return submitted;
+  }
+
+  /**
+   * Runs queued work up to and including operation {@code seq}. A fault poisons the simulated GPU
+   * and drops the rest, as a lost context does.
+   */
+  synchronized void runThrough(long seq) throws GpuException {
+    while (completed < seq && !queued.isEmpty()) {
+      SimulatedWork work = queued.poll();
+      completed++;
+      try {
+        context.execute(work);
+      } catch (GpuException e) {
+        queued.clear();
+        completed = submitted;
+        throw e;
+      }
     }
   }
 
@@ -41,11 +92,12 @@ final class SimulatedStream implements GpuStream {
     if (!(function instanceof SimulatedFunction simulated)) {
       throw new GpuException(GpuError.INVALID_VALUE, "not a simulated function: " + function);
     }
+    simulated.checkUsableIn(context);
     List<KernelArg> copy = List.copyOf(args);
-    submit(
-        () ->
-            SimulatedKernels.run(
-                simulated.name(), geometry, copy, context.memory(), context.smIds()));
+    // Bad arguments fail the launch call itself; memory faults happen when the kernel runs.
+    SimulatedKernels.checkArgs(simulated.name(), copy);
+    int[] sms = context.smIds();
+    submit(() -> SimulatedKernels.run(simulated.name(), geometry, copy, context.memory(), sms));
   }
 
   @Override
@@ -71,37 +123,61 @@ final class SimulatedStream implements GpuStream {
   }
 
   @Override
-  public void record(GpuEvent event) throws GpuException {
-    context.check();
+  public synchronized void record(GpuEvent event) throws GpuException {
+    checkUsable();
+    SimulatedEvent simulated = SimulatedEvent.of(event);
+    if (simulated.context() != context) {
+      throw new GpuException(
+          GpuError.INVALID_VALUE, "event and stream belong to different contexts (invalid handle)");
+    }
+    refuseWhileCapturing("recording an event");
+    simulated.recorded(this, submitted);
   }
 
   @Override
-  public void waitFor(GpuEvent event) throws GpuException {
-    context.check();
+  public synchronized void waitFor(GpuEvent event) throws GpuException {
+    checkUsable();
+    SimulatedEvent simulated = SimulatedEvent.of(event);
+    refuseWhileCapturing("waiting for an event");
+    // The wait is for the event's latest record at the time of this call, as in CUDA.
+    SimulatedStream source = simulated.stream();
+    long seq = simulated.seq();
+    if (source != null && source != this) {
+      submit(() -> source.runThrough(seq));
+    }
+  }
+
+  private void refuseWhileCapturing(String what) throws GpuException {
+    if (capture != null) {
+      throw new GpuException(
+          GpuError.NOT_SUPPORTED,
+          "the simulated backend does not capture events into graphs (" + what + ")");
+    }
   }
 
   @Override
-  public void synchronize() throws GpuException {
-    context.check();
+  public synchronized void synchronize() throws GpuException {
+    checkUsable();
+    runThrough(submitted);
   }
 
   @Override
-  public void beginCapture() throws GpuException {
+  public synchronized void beginCapture() throws GpuException {
     if (capture != null) {
       throw new GpuException(GpuError.INVALID_VALUE, "stream is already capturing");
     }
-    context.check();
+    checkUsable();
     capture = new ArrayList<>();
   }
 
   @Override
-  public GpuGraph endCapture() throws GpuException {
+  public synchronized GpuGraph endCapture() throws GpuException {
     if (capture == null) {
       throw new GpuException(GpuError.INVALID_VALUE, "stream is not capturing");
     }
     List<SimulatedWork> recorded = List.copyOf(capture);
     capture = null;
-    return new SimulatedGraph(recorded);
+    return new SimulatedGraph(context, recorded);
   }
 
   @Override
@@ -109,16 +185,59 @@ final class SimulatedStream implements GpuStream {
     if (!(graph instanceof SimulatedGraph simulated)) {
       throw new GpuException(GpuError.INVALID_VALUE, "not a simulated graph: " + graph);
     }
-    for (SimulatedWork work : simulated.work) {
-      submit(work);
+    if (simulated.closed) {
+      throw new GpuException(GpuError.INVALID_VALUE, "graph was destroyed (invalid handle)");
+    }
+    if (simulated.context != context) {
+      throw new GpuException(
+          GpuError.INVALID_VALUE, "graph was instantiated in another context (invalid context)");
+    }
+    submit(
+        () -> {
+          for (SimulatedWork work : simulated.work) {
+            work.run();
+          }
+        });
+  }
+
+  /** Lets queued work finish (as cuStreamDestroy does), then the handle is invalid. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    finishQuietly();
+    closed = true;
+    context.forget(this);
+  }
+
+  /**
+   * Runs what is queued, ignoring failures: the stream is being destroyed, and a fault has already
+   * poisoned the GPU for everyone who uses it next.
+   */
+  synchronized void finishQuietly() {
+    try {
+      runThrough(submitted);
+    } catch (GpuException | IllegalStateException e) {
+      // IllegalStateException: the host mapping of a queued copy was already unmapped.
+      queued.clear();
+      completed = submitted;
     }
   }
 
-  @Override
-  public void close() {}
+  private static final class SimulatedGraph implements GpuGraph {
+    private final SimulatedGreenContext context;
+    private final List<SimulatedWork> work;
+    private volatile boolean closed;
 
-  private record SimulatedGraph(List<SimulatedWork> work) implements GpuGraph {
+    SimulatedGraph(SimulatedGreenContext context, List<SimulatedWork> work) {
+      this.context = context;
+      this.work = work;
+    }
+
     @Override
-    public void close() {}
+    public void close() {
+      closed = true;
+    }
   }
 }

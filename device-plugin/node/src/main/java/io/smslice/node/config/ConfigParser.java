@@ -26,6 +26,7 @@ final class ConfigParser {
           "runMode",
           "resourceNames",
           "gpus",
+          "transparent",
           "paths",
           "heartbeatSeconds",
           "metricsPort",
@@ -67,6 +68,7 @@ final class ConfigParser {
     Map<String, Object> mps = map("mps", tree.get("mps"));
     unknownKeys("mps.", mps, Set.of("controlCommand"));
     List<String> mpsCommand = mpsCommand(mps.get("controlCommand"));
+    Transparent transparent = transparent(map("transparent", tree.get("transparent")), runMode);
     return new NodeConfig(
         source,
         backend,
@@ -77,7 +79,45 @@ final class ConfigParser {
         paths,
         Duration.ofSeconds(heartbeat),
         metricsPort,
-        mpsCommand);
+        mpsCommand,
+        transparent);
+  }
+
+  /**
+   * On by default with worker run mode. In-agent claims run in the agent's own context, which is no
+   * MPS client: beside transparent tenants they would be time-sliced, not partitioned, so the two
+   * cannot be combined.
+   */
+  private Transparent transparent(Map<String, Object> tree, RunMode runMode) {
+    unknownKeys("transparent.", tree, Set.of("enabled", "library", "installDirectory", "mpsShm"));
+    boolean enabled =
+        bool("transparent.enabled", tree.getOrDefault("enabled", runMode == RunMode.WORKER));
+    if (enabled && runMode == RunMode.IN_AGENT) {
+      throw fail(
+          "transparent.enabled",
+          "is true with runMode in-agent (in-agent claims are no MPS clients, so they would be"
+              + " time-sliced with unmodified programs instead of partitioned)",
+          "set runMode: worker, or transparent.enabled: false");
+    }
+    return new Transparent(
+        enabled,
+        path("transparent.library", tree.get("library"), Transparent.DEFAULT_LIBRARY),
+        path(
+            "transparent.installDirectory",
+            tree.get("installDirectory"),
+            Transparent.DEFAULT_INSTALL_DIRECTORY),
+        path("transparent.mpsShm", tree.get("mpsShm"), Transparent.DEFAULT_MPS_SHM));
+  }
+
+  private boolean bool(String key, Object value) {
+    if (value instanceof Boolean b) {
+      return b;
+    }
+    String text = String.valueOf(value);
+    if (text.equals("true") || text.equals("false")) {
+      return Boolean.parseBoolean(text);
+    }
+    throw fail(key, "is '" + text + "'", "write true or false");
   }
 
   private ResourceNames resourceNames(Map<String, Object> tree) {

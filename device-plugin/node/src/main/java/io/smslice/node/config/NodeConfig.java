@@ -10,6 +10,7 @@ import java.util.List;
  * @param source where it came from, for log lines and error messages
  * @param defaultMode mode of every GPU no override names
  * @param mpsControlCommand the MPS control daemon's command line (tests use a script)
+ * @param transparent unmodified CUDA programs in green slices (interposer + MPS)
  */
 public record NodeConfig(
     String source,
@@ -21,7 +22,8 @@ public record NodeConfig(
     NodePaths paths,
     Duration heartbeat,
     int metricsPort,
-    List<String> mpsControlCommand) {
+    List<String> mpsControlCommand,
+    Transparent transparent) {
 
   public NodeConfig {
     overrides = List.copyOf(overrides);
@@ -37,8 +39,13 @@ public record NodeConfig(
         .orElse(defaultMode);
   }
 
-  /** Whether a GPU in this mode needs an MPS control daemon. */
+  /**
+   * Whether a GPU in this mode needs an MPS control daemon: MPS GPUs, and green GPUs whose claims
+   * run in worker processes or whose transparent tenants share the GPU (green contexts partition
+   * SMs across processes only under MPS).
+   */
   public boolean needsMps(GpuMode mode) {
-    return mode == GpuMode.MPS || (mode == GpuMode.Green && runMode == RunMode.WORKER);
+    return mode == GpuMode.MPS
+        || (mode == GpuMode.Green && (runMode == RunMode.WORKER || transparent.enabled()));
   }
 }

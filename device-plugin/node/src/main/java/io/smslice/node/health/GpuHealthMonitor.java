@@ -36,6 +36,7 @@ public final class GpuHealthMonitor implements AutoCloseable {
   private final Map<String, GpuCondition> conditions = new ConcurrentHashMap<>();
   private final Map<String, XidMark> lastXid = new ConcurrentHashMap<>();
   private final List<Consumer<Map<String, GpuCondition>>> listeners = new CopyOnWriteArrayList<>();
+  private final List<Consumer<XidEvent>> applicationFaults = new CopyOnWriteArrayList<>();
   private volatile boolean running;
   private Thread poller;
   private Thread xidWatcher;
@@ -52,6 +53,14 @@ public final class GpuHealthMonitor implements AutoCloseable {
   /** Listeners get the full map of conditions after each change. */
   public void addListener(Consumer<Map<String, GpuCondition>> listener) {
     listeners.add(listener);
+  }
+
+  /**
+   * Listeners get each application Xid (a client's own fault): it leaves the GPU healthy, but under
+   * MPS it reaches every client of the GPU.
+   */
+  public void addApplicationFaultListener(Consumer<XidEvent> listener) {
+    applicationFaults.add(listener);
   }
 
   public GpuCondition condition(String gpuUuid) {
@@ -100,6 +109,13 @@ public final class GpuHealthMonitor implements AutoCloseable {
   void onXid(XidEvent event) {
     if (APPLICATION_XIDS.contains(event.xid())) {
       LOG.info("Xid " + event.xid() + " on " + event.gpuUuid() + " is an application fault");
+      for (Consumer<XidEvent> l : applicationFaults) {
+        try {
+          l.accept(event);
+        } catch (RuntimeException e) {
+          LOG.log(Level.WARNING, "handling Xid " + event.xid() + " failed", e);
+        }
+      }
       return;
     }
     LOG.warning("critical Xid " + event.xid() + " on GPU " + event.gpuUuid());

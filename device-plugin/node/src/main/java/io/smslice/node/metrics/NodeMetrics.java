@@ -22,6 +22,12 @@ public final class NodeMetrics {
     help.put("smslice_node_registrations_total", "Successful registrations with the kubelet.");
     help.put("smslice_node_mps_daemon_starts_total", "MPS control daemon starts by GPU.");
     help.put("smslice_node_slicenode_updates_total", "SliceNode status writes by result.");
+    help.put(
+        "smslice_node_gpu_client_faults_total",
+        "Application Xids (a client's own fault) on GPUs whose clients share an MPS server.");
+    help.put(
+        "smslice_node_gpu_fault_recoveries_total",
+        "Recoveries after a client fault by result: clients-exited, mps-restarted or failed.");
   }
 
   public void allocation(String resource, String result) {
@@ -36,6 +42,16 @@ public final class NodeMetrics {
 
   public void mpsDaemonStart(String gpuUuid) {
     inc("smslice_node_mps_daemon_starts_total", "gpu=\"" + gpuUuid + "\"");
+  }
+
+  public void clientFault(String gpuUuid, long xid) {
+    inc("smslice_node_gpu_client_faults_total", "gpu=\"" + gpuUuid + "\",xid=\"" + xid + "\"");
+  }
+
+  public void faultRecovery(String gpuUuid, String result) {
+    inc(
+        "smslice_node_gpu_fault_recoveries_total",
+        "gpu=\"" + gpuUuid + "\",result=\"" + result + "\"");
   }
 
   public void sliceNodeUpdate(String result) {

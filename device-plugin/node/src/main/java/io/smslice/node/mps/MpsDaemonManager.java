@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
@@ -19,6 +20,7 @@ public final class MpsDaemonManager implements MpsServers, AutoCloseable {
   private final Function<String, Path> directoryOf;
   private final NodeMetrics metrics;
   private final Map<String, MpsDaemon> daemons = new ConcurrentHashMap<>();
+  private volatile Optional<Integer> version;
 
   /**
    * @param command the control program, without arguments ({@code nvidia-cuda-mps-control})
@@ -40,6 +42,16 @@ public final class MpsDaemonManager implements MpsServers, AutoCloseable {
     if (!d.running()) {
       d.start();
     }
+  }
+
+  /** The control program's version (see {@link MpsControlVersion}), asked once. */
+  public Optional<Integer> controlVersion() {
+    Optional<Integer> v = version;
+    if (v == null) {
+      v = MpsControlVersion.query(command);
+      version = v;
+    }
+    return v;
   }
 
   public boolean running(String gpuUuid) {

@@ -27,6 +27,10 @@ public final class NativeNvml implements Nvml {
   private static final long ATTRIBUTES_MEMORY_MB = 32;
   // nvmlEventData_t: device pointer, eventType, eventData, gpuInstanceId, computeInstanceId.
   private static final long EVENT_SIZE = 32;
+  // nvmlProcessInfo_t (v2/v3): pid, (pad), usedGpuMemory, gpuInstanceId, computeInstanceId.
+  private static final long PROCESS_SIZE = 24;
+  private static final long PROCESS_MEMORY = 8;
+  private static final long MEMORY_NOT_AVAILABLE = -1L; // NVML_VALUE_NOT_AVAILABLE as a long
 
   private final NvmlCalls nvml;
   private final Map<Long, String> uuidByHandle = new ConcurrentHashMap<>();
@@ -193,6 +197,51 @@ public final class NativeNvml implements Nvml {
       }
       return Optional.empty();
     }
+  }
+
+  @Override
+  public List<GpuProcess> computeProcesses(String gpuUuid) {
+    Map<Integer, GpuProcess> byPid = new java.util.LinkedHashMap<>();
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment out = arena.allocate(ADDRESS);
+      if (nvml.call(nvml.handleByUuid, arena.allocateFrom(gpuUuid), out) != NvmlCalls.SUCCESS) {
+        return List.of();
+      }
+      MemorySegment handle = out.get(ADDRESS, 0);
+      for (var fn : List.of(nvml.computeProcesses, nvml.mpsComputeProcesses)) {
+        if (fn.isPresent()) {
+          processes(arena, fn.get(), handle).forEach(p -> byPid.putIfAbsent(p.pid(), p));
+        }
+      }
+    }
+    return List.copyOf(byPid.values());
+  }
+
+  private List<GpuProcess> processes(
+      Arena arena, java.lang.invoke.MethodHandle fn, MemorySegment handle) {
+    MemorySegment count = arena.allocate(JAVA_INT);
+    int rc = nvml.call(fn, handle, count, MemorySegment.NULL);
+    if (rc == NvmlCalls.SUCCESS) {
+      return List.of(); // none
+    }
+    if (rc != NvmlCalls.ERROR_INSUFFICIENT_SIZE) {
+      return List.of();
+    }
+    // Room for a few more: processes may start between the two calls.
+    int room = count.get(JAVA_INT, 0) + 8;
+    count.set(JAVA_INT, 0, room);
+    MemorySegment infos = arena.allocate(PROCESS_SIZE * room, 8);
+    if (nvml.call(fn, handle, count, infos) != NvmlCalls.SUCCESS) {
+      return List.of();
+    }
+    List<GpuProcess> result = new ArrayList<>();
+    for (int i = 0; i < count.get(JAVA_INT, 0); i++) {
+      long memory = infos.get(JAVA_LONG, i * PROCESS_SIZE + PROCESS_MEMORY);
+      result.add(
+          new GpuProcess(
+              infos.get(JAVA_INT, i * PROCESS_SIZE), memory == MEMORY_NOT_AVAILABLE ? -1 : memory));
+    }
+    return result;
   }
 
   @Override

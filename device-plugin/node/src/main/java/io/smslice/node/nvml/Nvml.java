@@ -20,6 +20,12 @@ public interface Nvml extends AutoCloseable {
    */
   Optional<String> healthProblem(String gpuUuid);
 
+  /**
+   * The processes with a CUDA context on the GPU: plain clients and MPS clients (the MPS server
+   * itself included, as NVML lists it). Empty when NVML cannot tell.
+   */
+  List<GpuProcess> computeProcesses(String gpuUuid);
+
   /** Waits up to {@code timeout} for the next critical Xid error of any GPU. */
   Optional<XidEvent> awaitXid(Duration timeout) throws InterruptedException;
 

@@ -20,6 +20,7 @@ final class NvmlCalls {
   static final int SUCCESS = 0;
   static final int ERROR_NOT_SUPPORTED = 3;
   static final int ERROR_NOT_FOUND = 6;
+  static final int ERROR_INSUFFICIENT_SIZE = 7;
   static final int ERROR_TIMEOUT = 10;
   static final int ERROR_GPU_IS_LOST = 15;
 
@@ -52,6 +53,11 @@ final class NvmlCalls {
   final MethodHandle registerEvents;
   final MethodHandle eventSetWait;
   final MethodHandle eventSetFree;
+
+  /** nvmlDeviceGet(MPS)ComputeRunningProcesses, newest version the driver has; may be absent. */
+  final Optional<MethodHandle> computeProcesses;
+
+  final Optional<MethodHandle> mpsComputeProcesses;
 
   NvmlCalls(String library) {
     lib = SymbolLookup.libraryLookup(library, Arena.global());
@@ -104,6 +110,9 @@ final class NvmlCalls {
     eventSetWait =
         fn("nvmlEventSetWait_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
     eventSetFree = fn("nvmlEventSetFree", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    FunctionDescriptor processes = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    computeProcesses = optional("nvmlDeviceGetComputeRunningProcesses_v3", processes);
+    mpsComputeProcesses = optional("nvmlDeviceGetMPSComputeRunningProcesses_v3", processes);
   }
 
   private MethodHandle fn(String symbol, FunctionDescriptor descriptor) {

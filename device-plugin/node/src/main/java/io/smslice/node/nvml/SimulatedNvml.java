@@ -18,6 +18,7 @@ public final class SimulatedNvml implements Nvml {
   private final List<NvmlGpu> gpus;
   private final Map<String, String> problems = new ConcurrentHashMap<>();
   private final BlockingQueue<XidEvent> xids = new LinkedBlockingQueue<>();
+  private final Map<String, List<GpuProcess>> processes = new ConcurrentHashMap<>();
 
   public SimulatedNvml(List<NvmlGpu> gpus) {
     this.gpus = List.copyOf(gpus);
@@ -49,6 +50,11 @@ public final class SimulatedNvml implements Nvml {
     }
   }
 
+  /** Sets the processes NVML lists on a GPU. */
+  public void setProcesses(String gpuUuid, List<GpuProcess> list) {
+    processes.put(gpuUuid, List.copyOf(list));
+  }
+
   public void injectXid(String gpuUuid, long xid) {
     xids.add(new XidEvent(gpuUuid, xid));
   }
@@ -66,6 +72,11 @@ public final class SimulatedNvml implements Nvml {
   @Override
   public Optional<String> healthProblem(String gpuUuid) {
     return Optional.ofNullable(problems.get(gpuUuid));
+  }
+
+  @Override
+  public List<GpuProcess> computeProcesses(String gpuUuid) {
+    return processes.getOrDefault(gpuUuid, List.of());
   }
 
   @Override

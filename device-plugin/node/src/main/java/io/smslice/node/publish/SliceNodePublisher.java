@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smslice.api.v1alpha1.node.NodeGpu;
+import io.smslice.api.v1alpha1.node.ServedClaim;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.api.v1alpha1.node.SliceNodeStatus;
 import io.smslice.node.metrics.NodeMetrics;
@@ -23,8 +24,9 @@ import java.util.logging.Logger;
 
 /**
  * Keeps this node's SliceNode current: creates it (owned by the Node, so it goes when the node
- * goes), then writes its status with the GPUs and a heartbeat every interval and at once when asked
- * (a health change). Writes happen on one thread, so a burst of changes costs few writes.
+ * goes), then writes its status with the GPUs, how each bound claim is served, and a heartbeat
+ * every interval and at once when asked (a health change). Writes happen on one thread, so a burst
+ * of changes costs few writes.
  */
 public final class SliceNodePublisher implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(SliceNodePublisher.class.getName());
@@ -34,6 +36,7 @@ public final class SliceNodePublisher implements AutoCloseable {
   private final String agentVersion;
   private final String backend;
   private final Supplier<List<NodeGpu>> gpus;
+  private final Supplier<List<ServedClaim>> claims;
   private final Duration heartbeat;
   private final NodeMetrics metrics;
   private final Clock clock;
@@ -47,6 +50,7 @@ public final class SliceNodePublisher implements AutoCloseable {
       String agentVersion,
       String backend,
       Supplier<List<NodeGpu>> gpus,
+      Supplier<List<ServedClaim>> claims,
       Duration heartbeat,
       NodeMetrics metrics,
       Clock clock) {
@@ -55,6 +59,7 @@ public final class SliceNodePublisher implements AutoCloseable {
     this.agentVersion = agentVersion;
     this.backend = backend;
     this.gpus = gpus;
+    this.claims = claims;
     this.heartbeat = heartbeat;
     this.metrics = metrics;
     this.clock = clock;
@@ -124,6 +129,7 @@ public final class SliceNodePublisher implements AutoCloseable {
   private SliceNodeStatus status() {
     SliceNodeStatus s = new SliceNodeStatus();
     s.setGpus(gpus.get());
+    s.setClaims(claims.get());
     s.setAgentVersion(agentVersion);
     s.setBackend(backend);
     s.setHeartbeat(

@@ -1,0 +1,79 @@
+package io.smslice.node.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.smslice.api.v1alpha1.node.GpuMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The transparent settings: on by default in worker mode, and never with in-agent claims. */
+class TransparentConfigTest {
+  @TempDir Path dir;
+
+  private NodeConfig load(String yaml) throws IOException {
+    Files.writeString(dir.resolve("default.yaml"), yaml);
+    return new ConfigLoader(List.of("--config-dir=" + dir), Map.of()).load(Optional.empty());
+  }
+
+  @Test
+  void onByDefaultInWorkerModeWithTheChartsHostPathsAndGreenGpusThenNeedMps() throws IOException {
+    NodeConfig c = load("version: v1\n");
+    assertThat(c.transparent().enabled()).isTrue();
+    assertThat(c.transparent().library())
+        .isEqualTo(Path.of("/opt/smslice/interposer/libsmslice-interposer.so"));
+    assertThat(c.transparent().installDirectory())
+        .isEqualTo(Path.of("/var/lib/smslice/interposer"));
+    assertThat(c.transparent().mpsShm()).isEqualTo(Path.of("/run/smslice/mps/shm"));
+    assertThat(c.needsMps(GpuMode.Green)).isTrue();
+    assertThat(c.needsMps(GpuMode.MIG)).isFalse();
+  }
+
+  @Test
+  void offByDefaultInAgentModeWhereGreenGpusRunNoMps() throws IOException {
+    NodeConfig c = load("version: v1\nrunMode: in-agent\n");
+    assertThat(c.transparent().enabled()).isFalse();
+    assertThat(c.needsMps(GpuMode.Green)).isFalse();
+  }
+
+  @Test
+  void settingsAreRead() throws IOException {
+    NodeConfig c =
+        load(
+            """
+            version: v1
+            transparent:
+              enabled: "false"
+              library: /opt/lib/i.so
+              installDirectory: /srv/interposer
+              mpsShm: /srv/shm
+            """);
+    assertThat(c.transparent())
+        .isEqualTo(
+            new Transparent(
+                false, Path.of("/opt/lib/i.so"), Path.of("/srv/interposer"), Path.of("/srv/shm")));
+  }
+
+  @Test
+  void badSettingsAreRejectedWithWhatToWrite() {
+    assertThatThrownBy(() -> load("version: v1\nrunMode: in-agent\ntransparent: {enabled: true}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.enabled is true with runMode in-agent")
+        .hasMessageContaining("set runMode: worker, or transparent.enabled: false");
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {enabled: sometimes}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.enabled is 'sometimes': write true or false");
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {mpsShm: run/shm}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.mpsShm is 'run/shm': write an absolute path");
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {preload: x}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.preload is not a known setting");
+  }
+}
