@@ -7,7 +7,7 @@ import java.util.Objects;
 /**
  * How the agent runs on a node.
  *
- * @param runDir claim sockets go to {@code runDir/claims/<namespace>/<claim>/agent.sock}
+ * @param runDir claim sockets go to {@code runDir/claims/<claim directory name>/agent.sock}
  * @param stateDir persistent state (tokens) that must survive agent restarts
  * @param sharedDataBytes size of each session's shared data area (copies go through it)
  * @param maxSessionsPerClaim connections one claim may have open at once
@@ -90,6 +90,27 @@ public record AgentOptions(
   }
 
   public Path claimDirectory(String namespace, String claim) {
-    return runDir.resolve("claims").resolve(namespace).resolve(claim);
+    return runDir.resolve("claims").resolve(claimDirectoryName(namespace, claim));
+  }
+
+  /**
+   * A short, stable file name for a claim: up to 20 characters of {@code <namespace>_<claim>} to be
+   * read by people, a '-', and 20 hex digits (80 bits) of the SHA-256 of {@code
+   * <namespace>/<claim>} to tell claims apart. At most 41 characters whatever the names (up to 63
+   * and 253), so a socket path stays within the 107 bytes Unix allows: /run/smslice/claims/, 41,
+   * /agent.sock is 72.
+   */
+  public static String claimDirectoryName(String namespace, String claim) {
+    String readable = namespace + "_" + claim;
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest((namespace + "/" + claim).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return readable.substring(0, Math.min(20, readable.length()))
+          + "-"
+          + java.util.HexFormat.of().formatHex(digest).substring(0, 20);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
   }
 }

@@ -17,8 +17,8 @@ import java.util.Set;
 
 /**
  * Tokens that open a claim's socket, one per container. Only SHA-256 digests are kept, in {@code
- * stateDir/tokens/<namespace>_<claim>}, so that tokens handed out before an agent restart still
- * work after it.
+ * stateDir/tokens/<claim directory name>} ({@link AgentOptions#claimDirectoryName}: short whatever
+ * the names), so that tokens handed out before an agent restart still work after it.
  */
 public final class TokenStore {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -97,8 +97,7 @@ public final class TokenStore {
   }
 
   private Path file(String namespace, String claim) {
-    // Kubernetes names cannot contain '_', so the file name is unambiguous.
-    return directory.resolve(namespace + "_" + claim);
+    return directory.resolve(AgentOptions.claimDirectoryName(namespace, claim));
   }
 
   private static String digest(String token) {

@@ -35,9 +35,13 @@ public final class NodeMain {
     try {
       run(List.of(args));
     } catch (ConfigException e) {
-      System.err.println("smslice node: cannot start: " + e.getMessage());
-      System.exit(2);
+      cannotStart(e.getMessage());
     }
+  }
+
+  private static void cannotStart(String why) {
+    System.err.println("smslice node: cannot start: " + why);
+    System.exit(2);
   }
 
   private static void run(List<String> args) throws Exception {
@@ -62,6 +66,7 @@ public final class NodeMain {
         backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
     LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
     NodeWithAgent node = NodeWithAgent.start(config, nodeName, client, backend, nvml);
+    node.side().plugins().onPermanentRefusal(NodeMain::cannotStart);
     MetricsServer metricsServer = new MetricsServer(config.metricsPort(), node.metrics());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -127,7 +127,13 @@ class NodeWithAgentTest {
           kubelet.allocate("smslice.io/sm", chosen).getContainerResponses(0);
 
       Path claimDir = Path.of(r.getMounts(0).getHostPath());
-      assertThat(claimDir).isEqualTo(node.config.paths().run().resolve("claims/ml/detector"));
+      assertThat(claimDir)
+          .isEqualTo(
+              node.config
+                  .paths()
+                  .run()
+                  .resolve("claims")
+                  .resolve(AgentOptions.claimDirectoryName("ml", "detector")));
       assertThat(Files.exists(claimDir.resolve("agent.sock"))).as("the agent's socket").isTrue();
       assertThat(r.getEnvsMap())
           .containsEntry("SMSLICE_SOCKET", "/run/smslice/claim/agent.sock")

@@ -51,9 +51,15 @@ public final class AllocationLedger {
     return entries.stream().anyMatch(e -> e.podUid().equals(podUid));
   }
 
-  public synchronized void record(Entry entry) {
-    entries.add(entry);
-    write();
+  /** Records the entries together: when the file cannot be written, none is kept. */
+  public synchronized void recordAll(List<Entry> added) {
+    entries.addAll(added);
+    try {
+      write();
+    } catch (UncheckedIOException e) {
+      entries.subList(entries.size() - added.size(), entries.size()).clear();
+      throw e;
+    }
   }
 
   /** Forgets the pods that are no longer on the node. */

@@ -1,6 +1,7 @@
 package io.smslice.node.config;
 
 import io.smslice.api.v1alpha1.node.GpuMode;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,9 +31,6 @@ final class ConfigParser {
           "heartbeatSeconds",
           "metricsPort",
           "mps");
-  // An extended resource name: a DNS subdomain prefix, a slash, and a DNS label-like name.
-  private static final Pattern RESOURCE_NAME =
-      Pattern.compile("[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
   private static final Pattern GPU_UUID = Pattern.compile("GPU-[0-9a-fA-F-]{8,}");
 
   private final String source;
@@ -139,13 +137,14 @@ final class ConfigParser {
 
   private String resourceName(String key, Object value) {
     String name = String.valueOf(value);
-    if (!RESOURCE_NAME.matcher(name).matches() || name.length() > 253) {
-      throw fail(key, "is '" + name + "'", "write an extended resource name such as smslice.io/sm");
-    }
-    String domain = name.substring(0, name.indexOf('/'));
-    if (domain.equals("kubernetes.io") || domain.endsWith(".kubernetes.io")) {
-      throw fail(key, "is '" + name + "'", "kubernetes.io names are reserved; use smslice.io/...");
-    }
+    ResourceNames.problem(name)
+        .ifPresent(
+            why -> {
+              throw fail(
+                  key,
+                  "is '" + name + "': the kubelet would refuse it (" + why + ")",
+                  "write an extended resource name such as smslice.io/sm");
+            });
     return name;
   }
 
@@ -184,12 +183,30 @@ final class ConfigParser {
   private NodePaths paths(Map<String, Object> tree) {
     unknownKeys("paths.", tree, Set.of("devicePlugins", "run", "state", "dev", "proc"));
     NodePaths d = NodePaths.DEFAULTS;
-    return new NodePaths(
-        path("paths.devicePlugins", tree.get("devicePlugins"), d.devicePlugins()),
-        path("paths.run", tree.get("run"), d.run()),
-        path("paths.state", tree.get("state"), d.state()),
-        path("paths.dev", tree.get("dev"), d.dev()),
-        path("paths.proc", tree.get("proc"), d.proc()));
+    NodePaths paths =
+        new NodePaths(
+            path("paths.devicePlugins", tree.get("devicePlugins"), d.devicePlugins()),
+            path("paths.run", tree.get("run"), d.run()),
+            path("paths.state", tree.get("state"), d.state()),
+            path("paths.dev", tree.get("dev"), d.dev()),
+            path("paths.proc", tree.get("proc"), d.proc()));
+    int longest = paths.longestClaimSocket().toString().getBytes(StandardCharsets.UTF_8).length;
+    if (longest > NodePaths.UNIX_SOCKET_PATH_MAX) {
+      int runBytes = paths.run().toString().getBytes(StandardCharsets.UTF_8).length;
+      throw fail(
+          "paths.run",
+          "is '"
+              + paths.run()
+              + "': claim sockets under it take up to "
+              + longest
+              + " bytes, more than the "
+              + NodePaths.UNIX_SOCKET_PATH_MAX
+              + " a Unix socket path may have",
+          "use a directory of at most "
+              + (runBytes - (longest - NodePaths.UNIX_SOCKET_PATH_MAX))
+              + " bytes, such as /run/smslice");
+    }
+    return paths;
   }
 
   private Path path(String key, Object value, Path fallback) {

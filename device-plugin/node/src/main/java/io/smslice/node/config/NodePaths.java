@@ -1,5 +1,8 @@
 package io.smslice.node.config;
 
+import io.smslice.agent.AgentOptions;
+import io.smslice.agent.RunMode;
+import io.smslice.agent.server.ClaimServer;
 import java.nio.file.Path;
 
 /**
@@ -20,7 +23,20 @@ public record NodePaths(Path devicePlugins, Path run, Path state, Path dev, Path
           Path.of("/dev"),
           Path.of("/proc"));
 
+  /** A Unix socket path holds at most 107 bytes (sun_path is 108 with the final NUL). */
+  public static final int UNIX_SOCKET_PATH_MAX = 107;
+
   public Path mpsDirectory(String gpuUuid) {
     return run.resolve("mps").resolve(gpuUuid);
+  }
+
+  /**
+   * The longest claim socket path the agent can make under {@link #run}: a 63-character namespace
+   * and a 253-character claim, whose directory name the agent shortens.
+   */
+  public Path longestClaimSocket() {
+    return AgentOptions.of("node", run, state, RunMode.IN_AGENT)
+        .claimDirectory("n".repeat(63), "c".repeat(253))
+        .resolve(ClaimServer.SOCKET_NAME);
   }
 }

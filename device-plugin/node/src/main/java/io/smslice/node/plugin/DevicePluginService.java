@@ -17,6 +17,8 @@ import io.smslice.node.kubelet.v1beta1.PreStartContainerResponse;
 import io.smslice.node.kubelet.v1beta1.PreferredAllocationRequest;
 import io.smslice.node.kubelet.v1beta1.PreferredAllocationResponse;
 import io.smslice.node.metrics.NodeMetrics;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
@@ -96,6 +98,13 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
   @Override
   public void getPreferredAllocation(
       PreferredAllocationRequest request, StreamObserver<PreferredAllocationResponse> response) {
+    Optional<String> invalid = AllocateInputs.invalidPreference(request);
+    if (invalid.isPresent()) {
+      LOG.warning(
+          "GetPreferredAllocation refused for " + manager.resourceName() + ": " + invalid.get());
+      response.onError(Status.INVALID_ARGUMENT.withDescription(invalid.get()).asRuntimeException());
+      return;
+    }
     try {
       PreferredAllocationResponse.Builder out = PreferredAllocationResponse.newBuilder();
       for (ContainerPreferredAllocationRequest c : request.getContainerRequestsList()) {
@@ -117,11 +126,21 @@ final class DevicePluginService extends DevicePluginGrpc.DevicePluginImplBase {
 
   @Override
   public void allocate(AllocateRequest request, StreamObserver<AllocateResponse> response) {
+    Optional<String> invalid = AllocateInputs.invalidAllocate(request);
+    if (invalid.isPresent()) {
+      metrics.allocation(manager.resourceName(), "refused");
+      LOG.warning("Allocate refused for " + manager.resourceName() + ": " + invalid.get());
+      response.onError(Status.INVALID_ARGUMENT.withDescription(invalid.get()).asRuntimeException());
+      return;
+    }
     try {
-      AllocateResponse.Builder out = AllocateResponse.newBuilder();
-      for (ContainerAllocateRequest c : request.getContainerRequestsList()) {
-        out.addContainerResponses(manager.allocate(c.getDevicesIdsList()));
-      }
+      AllocateResponse.Builder out =
+          AllocateResponse.newBuilder()
+              .addAllContainerResponses(
+                  manager.allocate(
+                      request.getContainerRequestsList().stream()
+                          .<List<String>>map(ContainerAllocateRequest::getDevicesIdsList)
+                          .toList()));
       metrics.allocation(manager.resourceName(), "ok");
       response.onNext(out.build());
       response.onCompleted();

@@ -1,6 +1,7 @@
 package io.smslice.node.plugin;
 
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.smslice.node.kubelet.v1beta1.RegisterRequest;
 import io.smslice.node.kubelet.v1beta1.RegistrationGrpc;
@@ -22,7 +23,18 @@ final class KubeletRegistrar {
     return kubeletSocket;
   }
 
-  /** Registers; throws with the kubelet's answer when it refuses or cannot be reached. */
+  /** A refusal that trying again cannot change: the kubelet rejects the request itself. */
+  static final class Refused extends RuntimeException {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Registers; throws {@link Refused} when the kubelet rejects the resource name or the API
+   * version, and IllegalStateException for anything worth retrying (the kubelet not answering, or
+   * failing to dial the plugin back).
+   */
   void register(String resourceName, Path pluginSocket) {
     ManagedChannel channel = UnixSockets.channel(kubeletSocket);
     try {
@@ -36,6 +48,13 @@ final class KubeletRegistrar {
                   .setOptions(DevicePluginService.OPTIONS)
                   .build());
     } catch (StatusRuntimeException e) {
+      if (permanent(e.getStatus())) {
+        throw new Refused(
+            "the kubelet refused to register "
+                + resourceName
+                + ": "
+                + e.getStatus().getDescription());
+      }
       throw new IllegalStateException(
           "kubelet at "
               + kubeletSocket
@@ -47,5 +66,18 @@ final class KubeletRegistrar {
     } finally {
       channel.shutdownNow();
     }
+  }
+
+  /**
+   * The kubelet answers these two with a plain error (code UNKNOWN) whose text is all there is to
+   * go by: "the ResourceName %q is invalid" and "requested API version %q is not supported by
+   * kubelet".
+   */
+  private static boolean permanent(Status status) {
+    String d = status.getDescription();
+    return status.getCode() == Status.Code.UNKNOWN
+        && d != null
+        && ((d.startsWith("the ResourceName ") && d.endsWith(" is invalid"))
+            || d.contains(" is not supported by kubelet"));
   }
 }

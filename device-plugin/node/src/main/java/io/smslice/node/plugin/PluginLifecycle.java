@@ -1,6 +1,7 @@
 package io.smslice.node.plugin;
 
 import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.smslice.node.config.ConfigException;
 import io.smslice.node.metrics.NodeMetrics;
 import java.io.IOException;
 import java.nio.file.ClosedWatchServiceException;
@@ -18,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -26,12 +28,18 @@ import java.util.logging.Logger;
  *
  * <p>When the kubelet restarts it empties the device-plugin directory and creates kubelet.sock
  * anew; a watch on the directory sees the new kubelet.sock and every server is restarted on a fresh
- * socket and registered again at once. A periodic check registers plugins the kubelet refused or
- * could not be reached for, and restarts a server whose socket file disappeared. Failures are
- * logged and retried, never fatal.
+ * socket and registered again at once. A periodic check registers plugins the kubelet could not
+ * register (not up yet, or not dialling back), and restarts a server whose socket file disappeared.
+ * Failures are logged and retried, except a refusal no retry can change (the kubelet rejects the
+ * resource name or the API version): at start it fails the start like a bad configuration, later it
+ * is handed to the {@link #onPermanentRefusal} handler, and that resource is not tried again until
+ * the kubelet restarts.
  */
 public final class PluginLifecycle implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PluginLifecycle.class.getName());
+  private static final String REFUSAL_FIX =
+      "Retrying cannot help: check resourceNames in the smslice node config (docs/node-config.md)"
+          + " and that the kubelet serves the device-plugin API v1beta1";
 
   private final Path directory;
   private final Duration retryInterval;
@@ -39,11 +47,15 @@ public final class PluginLifecycle implements AutoCloseable {
   private final KubeletRegistrar registrar;
   private final List<PluginServer> servers = new ArrayList<>();
   private final Set<PluginServer> registered = new HashSet<>();
+  // Refused for good by the current kubelet, and every such refusal's message.
+  private final Set<PluginServer> refused = new HashSet<>();
+  private final List<String> refusals = new ArrayList<>();
   private final EpollEventLoopGroup boss = new EpollEventLoopGroup(1);
   private final EpollEventLoopGroup workers = new EpollEventLoopGroup(2);
   private final ScheduledExecutorService retries =
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().daemon().name("plugin-retry").unstarted(r));
+  private Consumer<String> refusalHandler;
   private WatchService watch;
   private Thread watcher;
 
@@ -65,9 +77,31 @@ public final class PluginLifecycle implements AutoCloseable {
       LOG.info("serving " + s.manager().resourceName() + " on " + s.socket());
     }
     registerPending();
+    if (!refusals.isEmpty()) {
+      String reasons = String.join("; ", refusals);
+      close();
+      throw new ConfigException(reasons + ". " + REFUSAL_FIX);
+    }
     watcher = Thread.ofPlatform().daemon().name("kubelet-socket-watch").start(this::watchLoop);
     long every = retryInterval.toMillis();
     retries.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Where a permanent refusal after start goes (NodeMain exits with status 2); a refusal that came
+   * before the handler is handed over at once. The handler runs on its own thread.
+   */
+  public synchronized void onPermanentRefusal(Consumer<String> handler) {
+    this.refusalHandler = handler;
+    refusals.forEach(this::report);
+  }
+
+  private void report(String reason) {
+    Consumer<String> handler = refusalHandler;
+    if (handler != null) {
+      String message = reason + ". " + REFUSAL_FIX;
+      Thread.ofPlatform().daemon().name("plugin-refused").start(() -> handler.accept(message));
+    }
   }
 
   /** Whether every resource is registered with the current kubelet. */
@@ -101,6 +135,7 @@ public final class PluginLifecycle implements AutoCloseable {
 
   private synchronized void restartAll() {
     registered.clear();
+    refused.clear(); // a new kubelet gets one more try
     for (PluginServer s : servers) {
       restart(s);
     }
@@ -136,7 +171,7 @@ public final class PluginLifecycle implements AutoCloseable {
       return; // the kubelet is not up; its kubelet.sock appearing triggers registration
     }
     for (PluginServer s : servers) {
-      if (registered.contains(s) || !Files.exists(s.socket())) {
+      if (registered.contains(s) || refused.contains(s) || !Files.exists(s.socket())) {
         continue;
       }
       try {
@@ -144,6 +179,11 @@ public final class PluginLifecycle implements AutoCloseable {
         registered.add(s);
         metrics.registration(s.manager().resourceName());
         LOG.info("registered " + s.manager().resourceName() + " with the kubelet");
+      } catch (KubeletRegistrar.Refused e) {
+        LOG.severe(e.getMessage() + "; not retrying");
+        refused.add(s);
+        refusals.add(e.getMessage());
+        report(e.getMessage());
       } catch (RuntimeException e) {
         LOG.warning(e.getMessage() + "; retrying in " + retryInterval.toSeconds() + " s");
       }

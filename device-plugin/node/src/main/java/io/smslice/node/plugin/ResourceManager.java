@@ -21,6 +21,10 @@ public interface ResourceManager {
   /** The devices the plugin would like a container to get; the kubelet may ignore it. */
   List<String> preferred(List<String> available, List<String> mustInclude, int size);
 
-  /** What to inject into the container that got these devices. */
-  ContainerAllocateResponse allocate(List<String> deviceIds) throws AllocationException;
+  /**
+   * What to inject into each container of one Allocate, given the devices the kubelet chose for it;
+   * all containers are served or none is.
+   */
+  List<ContainerAllocateResponse> allocate(List<List<String>> containers)
+      throws AllocationException;
 }

@@ -7,6 +7,7 @@ import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
 import io.smslice.node.kubelet.v1beta1.Device;
 import io.smslice.node.plugin.AllocationException;
 import io.smslice.node.plugin.ResourceManager;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -50,20 +51,36 @@ abstract class ClaimResources implements ResourceManager {
     return GpuPacking.choose(available, mustInclude, size, likely);
   }
 
+  /**
+   * Finds and holds each container, builds its answer, then records them all. A refusal, or a
+   * failure to record, releases every container of the call for a later Allocate.
+   */
   @Override
-  public final ContainerAllocateResponse allocate(List<String> deviceIds)
+  public final List<ContainerAllocateResponse> allocate(List<List<String>> containers)
       throws AllocationException {
     Set<String> listed = devices().stream().map(Device::getID).collect(Collectors.toSet());
-    Set<String> onGpus = new HashSet<>();
-    for (String id : deviceIds) {
-      if (!listed.contains(id)) {
-        throw new AllocationException(
-            "smslice: " + id + " is not a " + resourceName + " device of this node");
+    List<AllocationResolver.Hold> holds = new ArrayList<>();
+    try {
+      List<ContainerAllocateResponse> answers = new ArrayList<>();
+      for (List<String> deviceIds : containers) {
+        Set<String> onGpus = new HashSet<>();
+        for (String id : deviceIds) {
+          if (!listed.contains(id)) {
+            throw new AllocationException(
+                "smslice: " + id + " is not a " + resourceName + " device of this node");
+          }
+          onGpus.add(gpuOf(id));
+        }
+        AllocationResolver.Hold hold =
+            resolver.hold(new AllocationResolver.Request(resourceName, mode, deviceIds, onGpus));
+        holds.add(hold);
+        answers.add(answer(hold.resolution()));
       }
-      onGpus.add(gpuOf(id));
+      resolver.commit(holds);
+      return answers;
+    } finally {
+      holds.forEach(AllocationResolver.Hold::close);
     }
-    return resolver.allocate(
-        new AllocationResolver.Request(resourceName, mode, deviceIds, onGpus), this::answer);
   }
 
   /** The claim the kubelet most likely allocates for next. */

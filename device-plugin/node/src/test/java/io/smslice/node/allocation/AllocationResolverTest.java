@@ -45,9 +45,13 @@ class AllocationResolverTest {
 
   private Resolution allocate(AllocationResolver r, int count, Set<String> gpus)
       throws AllocationException {
-    return r.allocate(
-        new AllocationResolver.Request(SM, GpuMode.Green, Collections.nCopies(count, "x"), gpus),
-        res -> res);
+    try (AllocationResolver.Hold hold =
+        r.hold(
+            new AllocationResolver.Request(
+                SM, GpuMode.Green, Collections.nCopies(count, "x"), gpus))) {
+      r.commit(List.of(hold));
+      return hold.resolution();
+    }
   }
 
   private Pod podWithClaim(String name, String claim, String gpu, int sms, String created) {
@@ -92,20 +96,49 @@ class AllocationResolverTest {
   }
 
   @Test
-  void aRefusedAnswerRecordsNothing() throws Exception {
+  void aReleasedHoldRecordsNothingAndAHeldContainerGoesToNoOneElse() throws Exception {
     podWithClaim("p", "c", GPU_A, 16, "2026-11-30T01:00:00Z");
     var request =
         new AllocationResolver.Request(
             SM, GpuMode.Green, Collections.nCopies(16, "x"), Set.of(GPU_A));
-    assertThatThrownBy(
-            () ->
-                resolver.allocate(
-                    request,
-                    r -> {
-                      throw new AllocationException("agent not ready");
-                    }))
-        .hasMessage("agent not ready");
+    try (AllocationResolver.Hold held = resolver.hold(request)) {
+      assertThat(held.resolution().claimName()).isEqualTo("c");
+      assertThatThrownBy(() -> resolver.hold(request))
+          .isInstanceOf(AllocationException.class)
+          .hasMessageContaining("no pod on node n1 is waiting for 16");
+    }
     assertThat(allocate(resolver, 16, Set.of(GPU_A)).claimName()).isEqualTo("c");
+  }
+
+  @Test
+  void aPodWhoseClaimCannotBeReadIsAMissForThatPodOnly() throws Exception {
+    podWithClaim("good", "c", GPU_A, 16, "2026-11-30T02:00:00Z");
+    cluster.addPod(FakeCluster.pod("ns", "broken", NODE, "boom", SM, 16, "2026-11-30T01:00:00Z"));
+    AllocationResolver failing =
+        new AllocationResolver(
+            NODE,
+            new ClusterView() {
+              @Override
+              public List<Pod> podsOnNode(String nodeName) {
+                return cluster.podsOnNode(nodeName);
+              }
+
+              @Override
+              public java.util.Optional<io.smslice.api.v1alpha1.claim.SliceClaim> claim(
+                  String namespace, String name) {
+                if (name.equals("boom")) {
+                  throw new IllegalStateException("API server said 500");
+                }
+                return cluster.claim(namespace, name);
+              }
+            },
+            new AllocationLedger(tmp.resolve("other-ledger.json")),
+            Duration.ofMillis(300),
+            Duration.ofMillis(50));
+    assertThat(failing.next(SM, GpuMode.Green, 16)).map(Resolution::claimName).hasValue("c");
+    assertThat(allocate(failing, 16, Set.of(GPU_A)).claimName()).isEqualTo("c");
+    assertThatThrownBy(() -> allocate(failing, 16, Set.of(GPU_A)))
+        .hasMessageContaining("ns/broken: claim boom could not be read: API server said 500");
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.smslice.agent.AgentOptions;
 import io.smslice.api.v1alpha1.node.GpuHealth;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.api.v1alpha1.node.NodeGpu;
@@ -139,7 +140,12 @@ class KubeletDevicePluginTest {
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(
                 "/run/smslice/claim",
-                node.config.paths().run().resolve("claims/ml/detector").toString()));
+                node.config
+                    .paths()
+                    .run()
+                    .resolve("claims")
+                    .resolve(AgentOptions.claimDirectoryName("ml", "detector"))
+                    .toString()));
 
     // The same container is not served twice: a second Allocate of 16 SMs finds no one waiting.
     assertThatThrownBy(() -> kubelet.allocate(SM, chosen))

@@ -125,7 +125,13 @@ class TransparentAllocateTest {
     Path pipe = config.paths().mpsDirectory(gpu).resolve("pipe");
     assertThat(mounts(r))
         .containsEntry(
-            "/run/smslice/claim", config.paths().run().resolve("claims/ml/detector") + " rw")
+            "/run/smslice/claim",
+            config
+                    .paths()
+                    .run()
+                    .resolve("claims")
+                    .resolve(io.smslice.agent.AgentOptions.claimDirectoryName("ml", "detector"))
+                + " rw")
         .containsEntry(
             "/run/smslice/interposer/libsmslice-interposer.so",
             installed.resolve("libsmslice-interposer.so") + " ro")

@@ -1,5 +1,6 @@
 package io.smslice.node.testing;
 
+import io.smslice.agent.AgentOptions;
 import io.smslice.agent.ClaimAccess;
 import io.smslice.agent.ClaimEndpoint;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ public final class FakeAgent implements ClaimAccess {
   }
 
   public void serve(String namespace, String claim) {
-    Path dir = run.resolve("claims").resolve(namespace).resolve(claim);
+    Path dir = run.resolve("claims").resolve(AgentOptions.claimDirectoryName(namespace, claim));
     served.put(
         namespace + "/" + claim,
         new ClaimEndpoint(namespace, claim, dir, dir.resolve("agent.sock")));

@@ -41,6 +41,7 @@ public final class FakeKubelet implements AutoCloseable {
   private final Path directory;
   private final EpollEventLoopGroup group = new EpollEventLoopGroup(1);
   private final Map<String, Plugin> plugins = new ConcurrentHashMap<>();
+  private final java.util.Set<String> refused = ConcurrentHashMap.newKeySet();
   private Server server;
 
   /** One registered plugin: its request, channel and the latest device list. */
@@ -66,7 +67,13 @@ public final class FakeKubelet implements AutoCloseable {
   }
 
   public FakeKubelet(Path directory) throws IOException {
+    this(directory, List.of());
+  }
+
+  /** A kubelet that refuses, from its first moment, to register these resource names. */
+  public FakeKubelet(Path directory, List<String> refusedNames) throws IOException {
     this.directory = directory;
+    refused.addAll(refusedNames);
     start();
   }
 
@@ -87,10 +94,22 @@ public final class FakeKubelet implements AutoCloseable {
     @Override
     public void register(
         RegisterRequest request, StreamObserver<io.smslice.node.kubelet.v1beta1.Empty> response) {
+      // The kubelet answers a refusal with a plain error (gRPC code UNKNOWN) and these texts.
       if (!request.getVersion().equals("v1beta1")) {
         response.onError(
-            io.grpc.Status.INVALID_ARGUMENT
-                .withDescription("unsupported version " + request.getVersion())
+            io.grpc.Status.UNKNOWN
+                .withDescription(
+                    "requested API version \""
+                        + request.getVersion()
+                        + "\" is not supported by kubelet. Supported version is \"v1beta1\"")
+                .asRuntimeException());
+        return;
+      }
+      if (refused.contains(request.getResourceName())) {
+        response.onError(
+            io.grpc.Status.UNKNOWN
+                .withDescription(
+                    "the ResourceName \"" + request.getResourceName() + "\" is invalid")
                 .asRuntimeException());
         return;
       }
@@ -124,6 +143,12 @@ public final class FakeKubelet implements AutoCloseable {
                 public void onCompleted() {}
               });
     }
+  }
+
+  /** A blocking stub on a registered plugin's socket, for requests the helpers do not build. */
+  public DevicePluginGrpc.DevicePluginBlockingStub stub(String resource) {
+    return DevicePluginGrpc.newBlockingStub(plugins.get(resource).channel)
+        .withDeadlineAfter(20, TimeUnit.SECONDS);
   }
 
   /** Waits until the resource is registered (after {@code since}) and has sent a device list. */
