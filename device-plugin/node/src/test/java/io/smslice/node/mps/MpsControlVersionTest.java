@@ -25,6 +25,15 @@ class MpsControlVersionTest {
   }
 
   @Test
+  void readsWhatTheH200MachinesControlProgramPrints() {
+    // Verbatim from device-plugin/node/verify/results/2026-12-01-h200-mps-control-version.txt.
+    String printed =
+        "CUDA MPS Control for Linux/Unix/QNX. Binary version: 13000\n"
+            + "Copyright (C) 2003 - 2025 NVIDIA Corporation.\n";
+    assertThat(MpsControlVersion.parse(printed)).contains(13000);
+  }
+
+  @Test
   void staticPartitioningStartsAt13010() {
     assertThat(MpsControlVersion.staticPartitioning(13000)).isFalse();
     assertThat(MpsControlVersion.staticPartitioning(13010)).isTrue();
