@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * The node agent: serves each SliceClaim bound to a green-mode GPU of this node in its own green
@@ -197,9 +198,6 @@ public final class Agent implements ClaimAccess, AutoCloseable {
    */
   public List<ClaimStatus> claimStatuses() {
     List<ClaimStatus> all = new ArrayList<>();
-    if (watcher != null) {
-      all.addAll(watcher.failures());
-    }
     List<ServedClaim> now;
     synchronized (this) {
       now = List.copyOf(served.values());
@@ -207,6 +205,11 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     for (ServedClaim s : now) {
       BoundClaim b = s.binding();
       all.add(new ClaimStatus(b.namespace(), b.name(), b.gpuUuid(), b.groups(), true, null));
+    }
+    if (watcher != null) {
+      // A claim served again may still have its old failure recorded for a moment: serving wins.
+      Set<String> serving = all.stream().map(ClaimStatus::key).collect(Collectors.toSet());
+      watcher.failures().stream().filter(f -> !serving.contains(f.key())).forEach(all::add);
     }
     return all;
   }
