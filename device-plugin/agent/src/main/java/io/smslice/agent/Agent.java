@@ -193,6 +193,21 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   }
 
   /**
+   * The node saw a client fault on this GPU's MPS server: stops the agent's workers on it (idle
+   * ones never see the error, and MPS takes no new client while any client that saw it lives);
+   * returns once they are stopped. False when a recovery of the GPU was already under way (this
+   * fault joins it). Start them with {@link #startWorkers} once the GPU takes new clients.
+   */
+  public boolean stopWorkers(String gpuUuid) {
+    return workerRecovery.hold(gpuUuid);
+  }
+
+  /** Starts the workers {@link #stopWorkers} stopped, on the same sockets; returns at once. */
+  public void startWorkers(String gpuUuid) {
+    workerRecovery.resume(gpuUuid);
+  }
+
+  /**
    * Every claim the agent serves, and every bound claim its claim watcher failed to serve (the
    * green context or the worker could not be made), for the node's SliceNode.
    */

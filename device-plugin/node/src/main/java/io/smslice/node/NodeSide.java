@@ -174,6 +174,39 @@ public final class NodeSide implements AutoCloseable {
       NodeMetrics metrics,
       Timings timings)
       throws IOException {
+    return start(
+        config,
+        nodeName,
+        client,
+        cluster,
+        inventory,
+        nvml,
+        agent,
+        claims,
+        ClientFaultRecovery.Workers.NONE,
+        mps,
+        metrics,
+        timings);
+  }
+
+  /**
+   * As above; {@code workers} are the agent's worker processes, stopped on a client fault on their
+   * GPU and started again once it takes new clients.
+   */
+  public static NodeSide start(
+      NodeConfig config,
+      String nodeName,
+      KubernetesClient client,
+      ClusterView cluster,
+      GpuInventory inventory,
+      Nvml nvml,
+      ClaimAccess agent,
+      ClaimStates claims,
+      ClientFaultRecovery.Workers workers,
+      MpsDaemonManager mps,
+      NodeMetrics metrics,
+      Timings timings)
+      throws IOException {
     List<DiscoveredGpu> gpus = GpuDiscovery.discover(inventory, nvml, config);
     gpus.forEach(
         g ->
@@ -262,6 +295,7 @@ public final class NodeSide implements AutoCloseable {
             config.paths().proc(),
             mps,
             new ClientFaultEvents(client, nodeName, cluster, claims),
+            workers,
             metrics,
             timings.faultRecovery(),
             Duration.ofMillis(100),

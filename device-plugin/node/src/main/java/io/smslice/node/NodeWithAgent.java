@@ -10,6 +10,7 @@ import io.smslice.node.claims.ClaimState;
 import io.smslice.node.claims.TenantProcess;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.mps.ClientFaultRecovery;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
 import java.io.IOException;
@@ -46,10 +47,26 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
             nvml,
             agent,
             () -> claimStates(agent),
+            workers(agent),
             mps,
             metrics,
             NodeSide.Timings.PRODUCTION);
     return new NodeWithAgent(metrics, mps, agent, side);
+  }
+
+  /** The agent's workers, as the node's client-fault recovery stops and starts them. */
+  static ClientFaultRecovery.Workers workers(Agent agent) {
+    return new ClientFaultRecovery.Workers() {
+      @Override
+      public void stop(String gpuUuid) {
+        agent.stopWorkers(gpuUuid);
+      }
+
+      @Override
+      public void start(String gpuUuid) {
+        agent.startWorkers(gpuUuid);
+      }
+    };
   }
 
   /**

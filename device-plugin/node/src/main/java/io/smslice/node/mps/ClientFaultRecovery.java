@@ -24,10 +24,12 @@ import java.util.stream.Collectors;
 /**
  * A client's fatal fault on a GPU shared through MPS reaches every client of that GPU, and the MPS
  * server takes no new work until all of them have exited. On an application Xid this tells the
- * affected claims and pods, waits until every process that had a context on the GPU at the fault is
- * gone (the GPU serves again), restarts the GPU's MPS daemon when that takes longer than the
- * recovery timeout (a client that caught the error and kept running would block the GPU for good),
- * and records how long the GPU did not serve.
+ * affected claims and pods, stops the agent's workers on the GPU (MPS clients too; idle ones never
+ * see the error and would hold the server in the fault state), waits until every process that had a
+ * context on the GPU at the fault is gone (the GPU serves again), restarts the GPU's MPS daemon
+ * when that takes longer than the recovery timeout (a client that caught the error and kept running
+ * would block the GPU for good), starts the workers again, and records how long the GPU did not
+ * serve. One recovery per GPU at a time: a fault during one joins it.
  */
 public final class ClientFaultRecovery implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(ClientFaultRecovery.class.getName());
@@ -38,11 +40,31 @@ public final class ClientFaultRecovery implements AutoCloseable {
     void clientFault(String gpuUuid, long xid, Instant at);
   }
 
+  /** The agent's worker processes on a GPU, each a client of its MPS server. */
+  public interface Workers {
+    /** Stops them; returns once they are stopped. */
+    void stop(String gpuUuid);
+
+    /** Starts them again. */
+    void start(String gpuUuid);
+
+    /** A node without agent workers. */
+    Workers NONE =
+        new Workers() {
+          @Override
+          public void stop(String gpuUuid) {}
+
+          @Override
+          public void start(String gpuUuid) {}
+        };
+  }
+
   private final Predicate<String> sharedThroughMps;
   private final Nvml nvml;
   private final Path proc;
   private final MpsServers mps;
   private final Notice notice;
+  private final Workers workers;
   private final NodeMetrics metrics;
   private final Duration timeout;
   private final Duration poll;
@@ -65,6 +87,7 @@ public final class ClientFaultRecovery implements AutoCloseable {
       Path proc,
       MpsServers mps,
       Notice notice,
+      Workers workers,
       NodeMetrics metrics,
       Duration timeout,
       Duration poll,
@@ -74,6 +97,7 @@ public final class ClientFaultRecovery implements AutoCloseable {
     this.proc = proc;
     this.mps = mps;
     this.notice = notice;
+    this.workers = workers;
     this.metrics = metrics;
     this.timeout = timeout;
     this.poll = poll;
@@ -123,20 +147,17 @@ public final class ClientFaultRecovery implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.log(Level.WARNING, "telling the claims of " + gpu + " about the fault failed", e);
       }
-      String result = "clients-exited";
-      if (!awaitGone(gpu, affected)) {
-        LOG.warning(
-            "GPU "
-                + gpu
-                + ": clients "
-                + still(gpu, affected)
-                + " still hold the faulted MPS server after "
-                + timeout.toSeconds()
-                + " s; restarting its MPS daemon");
-        mps.restart(gpu);
-        result = awaitGone(gpu, affected) ? "mps-restarted" : "failed";
+      boolean stopped = stopWorkers(gpu);
+      String result;
+      double seconds;
+      try {
+        result = awaitClients(gpu, affected);
+      } finally {
+        seconds = Duration.between(at, clock.instant()).toNanos() / 1e9;
+        if (stopped) {
+          startWorkers(gpu);
+        }
       }
-      double seconds = Duration.between(at, clock.instant()).toNanos() / 1e9;
       lastRecoverySeconds.put(gpu, seconds);
       metrics.faultRecovery(gpu, result);
       LOG.warning(
@@ -146,6 +167,41 @@ public final class ClientFaultRecovery implements AutoCloseable {
       LOG.log(Level.SEVERE, "GPU " + gpu + ": recovering from a client fault failed", e);
     } finally {
       recovering.remove(gpu);
+    }
+  }
+
+  /** Waits for the clients that saw the fault to exit; restarts the MPS daemon if they do not. */
+  private String awaitClients(String gpu, Set<Integer> affected) throws IOException {
+    if (awaitGone(gpu, affected)) {
+      return "clients-exited";
+    }
+    LOG.warning(
+        "GPU "
+            + gpu
+            + ": clients "
+            + still(gpu, affected)
+            + " still hold the faulted MPS server after "
+            + timeout.toSeconds()
+            + " s; restarting its MPS daemon");
+    mps.restart(gpu);
+    return awaitGone(gpu, affected) ? "mps-restarted" : "failed";
+  }
+
+  private boolean stopWorkers(String gpu) {
+    try {
+      workers.stop(gpu);
+      return true;
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "GPU " + gpu + ": stopping the agent's workers failed", e);
+      return false;
+    }
+  }
+
+  private void startWorkers(String gpu) {
+    try {
+      workers.start(gpu);
+    } catch (RuntimeException e) {
+      LOG.log(Level.SEVERE, "GPU " + gpu + ": starting the agent's workers again failed", e);
     }
   }
 

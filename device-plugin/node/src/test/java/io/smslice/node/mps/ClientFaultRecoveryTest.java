@@ -25,19 +25,25 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A client's fault on a GPU shared through MPS, driven through the simulated NVML: the affected
- * claims are told, the GPU serves again once the clients that saw the fault are gone, and the MPS
- * daemon is restarted only when they do not go.
+ * claims are told, the agent's workers on the GPU are stopped before the wait and started after it,
+ * the GPU serves again once the clients that saw the fault are gone, and the MPS daemon is
+ * restarted only when they do not go.
  */
 class ClientFaultRecoveryTest {
   private static final String GPU = "GPU-aaaaaaaa-0000-4000-8000-000000000001";
   private static final String OTHER = "GPU-aaaaaaaa-0000-4000-8000-000000000002";
   private static final int SERVER = 700;
+  private static final int WORKER = 803;
 
   @TempDir Path tmp;
   private final SimulatedNvml nvml = new SimulatedNvml(List.of());
   private final NodeMetrics metrics = new NodeMetrics();
   private final List<String> notices = new CopyOnWriteArrayList<>();
   private final List<String> restarts = new CopyOnWriteArrayList<>();
+
+  /** The workers' stops and starts and the MPS restarts, in order, with the clients left. */
+  private final List<String> steps = new CopyOnWriteArrayList<>();
+
   private ClientFaultRecovery recovery;
 
   @BeforeEach
@@ -45,6 +51,7 @@ class ClientFaultRecoveryTest {
     comm(SERVER, "nvidia-cuda-mps");
     comm(801, "python3");
     comm(802, "java");
+    comm(WORKER, "java");
     MpsServers mps =
         new MpsServers() {
           @Override
@@ -55,6 +62,7 @@ class ClientFaultRecoveryTest {
           @Override
           public void restart(String gpuUuid) {
             restarts.add(gpuUuid);
+            steps.add("mps-restart " + clientPids(gpuUuid));
             // A restarted daemon ends the faulted server and its stale clients' contexts.
             nvml.setProcesses(gpuUuid, List.of());
           }
@@ -66,6 +74,23 @@ class ClientFaultRecoveryTest {
             tmp.resolve("proc"),
             mps,
             (gpu, xid, at) -> notices.add(gpu + " Xid " + xid),
+            new ClientFaultRecovery.Workers() {
+              @Override
+              public void stop(String gpuUuid) {
+                steps.add("stop " + clientPids(gpuUuid));
+                // A stopped worker's context ends with it.
+                nvml.setProcesses(
+                    gpuUuid,
+                    nvml.computeProcesses(gpuUuid).stream()
+                        .filter(p -> p.pid() != WORKER)
+                        .toList());
+              }
+
+              @Override
+              public void start(String gpuUuid) {
+                steps.add("start " + clientPids(gpuUuid));
+              }
+            },
             metrics,
             Duration.ofMillis(600),
             Duration.ofMillis(20),
@@ -75,6 +100,14 @@ class ClientFaultRecoveryTest {
   @AfterEach
   void stop() {
     recovery.close();
+  }
+
+  private List<Integer> clientPids(String gpu) {
+    return nvml.computeProcesses(gpu).stream()
+        .map(GpuProcess::pid)
+        .filter(pid -> pid != SERVER)
+        .sorted()
+        .toList();
   }
 
   private void comm(int pid, String name) throws IOException {
@@ -153,6 +186,48 @@ class ClientFaultRecoveryTest {
       await(() -> notices.size() == 1);
       assertThat(notices).containsExactly(GPU + " Xid 43");
     }
+  }
+
+  @Test
+  void theAgentsWorkersStopBeforeTheWaitAndStartOnceTheClientsAreGone() throws Exception {
+    nvml.setProcesses(
+        GPU,
+        List.of(
+            new GpuProcess(SERVER, 1),
+            new GpuProcess(801, 1),
+            new GpuProcess(802, 1),
+            new GpuProcess(WORKER, 1)));
+    recovery.onXid(new XidEvent(GPU, 43));
+    await(() -> steps.size() == 1);
+    // The idle worker is stopped while the tenants that saw the fault still run.
+    assertThat(steps).containsExactly("stop [801, 802, 803]");
+    recovery.onXid(new XidEvent(GPU, 13)); // another fault during the recovery joins it
+    Thread.sleep(100);
+    assertThat(recovery.recovering(GPU)).isTrue();
+    assertThat(steps).hasSize(1);
+
+    // The kubelet's restarted tenant (900) is not one that saw the fault.
+    nvml.setProcesses(GPU, List.of(new GpuProcess(SERVER, 1), new GpuProcess(900, 1)));
+    await(() -> !recovery.recovering(GPU));
+    assertThat(steps).containsExactly("stop [801, 802, 803]", "start [900]");
+    assertThat(restarts).isEmpty();
+  }
+
+  @Test
+  void onTimeoutTheMpsDaemonIsRestartedBeforeTheWorkersStart() throws Exception {
+    nvml.setProcesses(
+        GPU, List.of(new GpuProcess(SERVER, 1), new GpuProcess(801, 1), new GpuProcess(WORKER, 1)));
+    recovery.onXid(new XidEvent(GPU, 31));
+    await(() -> !recovery.recovering(GPU));
+    assertThat(steps).containsExactly("stop [801, 803]", "mps-restart [801]", "start []");
+  }
+
+  @Test
+  void aGpuWithoutAnMpsServerOfThisNodeKeepsItsWorkers() throws Exception {
+    nvml.setProcesses(OTHER, List.of(new GpuProcess(801, 1), new GpuProcess(WORKER, 1)));
+    recovery.onXid(new XidEvent(OTHER, 43));
+    Thread.sleep(100);
+    assertThat(steps).isEmpty();
   }
 
   private double recoverySeconds() {
