@@ -256,7 +256,10 @@ public final class NodeSide implements AutoCloseable {
             Clock.systemUTC());
     health.addListener(conditions -> publisher.publishSoon());
     publisher.start();
-    NodeLabels labels = new NodeLabels(client, nodeName, gpus, claims::claims);
+    NodeLabels labels =
+        new NodeLabels(
+            client, nodeName, gpus, claims::claims, uuid -> health.condition(uuid).healthy());
+    health.addListener(conditions -> labels.updateSoon());
     labels.start(config.heartbeat());
     ScheduledExecutorService claimWatch =
         watchClaims(

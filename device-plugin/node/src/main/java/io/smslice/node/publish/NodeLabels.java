@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -26,10 +27,11 @@ import java.util.stream.Collectors;
 
 /**
  * Labels this node's own Node with its smslice mode, its GPU count and the SMs its green-mode GPUs
- * have free, so `kubectl get nodes -L` and node selectors see them. Only the labels under {@value
- * #PREFIX} that this class owns are written, with a JSON merge patch, and only when a value differs
- * from what the Node carries; the chart's admission policy lets the node change nothing else. Every
- * value is a valid label value: a lower-case word or a decimal number.
+ * have free (an unhealthy GPU has none, as the operator counts it), so `kubectl get nodes -L` and
+ * node selectors see them. Only the labels under {@value #PREFIX} that this class owns are written,
+ * with a JSON merge patch, and only when a value differs from what the Node carries; the chart's
+ * admission policy lets the node change nothing else. Every value is a valid label value: a
+ * lower-case word or a decimal number.
  */
 public final class NodeLabels implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(NodeLabels.class.getName());
@@ -43,6 +45,7 @@ public final class NodeLabels implements AutoCloseable {
   private final String nodeName;
   private final List<DiscoveredGpu> gpus;
   private final Supplier<List<ClaimState>> claims;
+  private final Predicate<String> healthy;
   private final ScheduledExecutorService writer =
       Executors.newSingleThreadScheduledExecutor(
           r -> Thread.ofPlatform().daemon().name("node-labels").unstarted(r));
@@ -51,11 +54,13 @@ public final class NodeLabels implements AutoCloseable {
       KubernetesClient client,
       String nodeName,
       List<DiscoveredGpu> gpus,
-      Supplier<List<ClaimState>> claims) {
+      Supplier<List<ClaimState>> claims,
+      Predicate<String> healthy) {
     this.client = client;
     this.nodeName = nodeName;
     this.gpus = List.copyOf(gpus);
     this.claims = claims;
+    this.healthy = healthy;
   }
 
   /** Updates now, then every interval (the SliceNode heartbeat), on its own thread. */
@@ -80,7 +85,10 @@ public final class NodeLabels implements AutoCloseable {
   public Map<String, String> wanted() {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(MODE, mode(gpus));
-    labels.put(FREE_SMS, Integer.toString(freeSms(gpus, claims.get())));
+    labels.put(
+        FREE_SMS,
+        Integer.toString(
+            freeSms(gpus.stream().filter(g -> healthy.test(g.uuid())).toList(), claims.get())));
     labels.put(GPUS, Integer.toString(gpus.size()));
     return labels;
   }

@@ -81,7 +81,11 @@ class NodeLabelsTest {
     AtomicReference<List<ClaimState>> claims = new AtomicReference<>(List.of());
     NodeLabels labels =
         new NodeLabels(
-            client, "n1", List.of(gpu(0, NodeFixture.GREEN, GpuMode.Green)), claims::get);
+            client,
+            "n1",
+            List.of(gpu(0, NodeFixture.GREEN, GpuMode.Green)),
+            claims::get,
+            uuid -> true);
 
     assertThat(labels.update()).isTrue();
     assertThat(node().getMetadata().getLabels())
@@ -116,7 +120,12 @@ class NodeLabelsTest {
   @Test
   void putsBackALabelSomeoneChanged() {
     NodeLabels labels =
-        new NodeLabels(client, "n1", List.of(gpu(0, NodeFixture.GREEN, GpuMode.Green)), List::of);
+        new NodeLabels(
+            client,
+            "n1",
+            List.of(gpu(0, NodeFixture.GREEN, GpuMode.Green)),
+            List::of,
+            uuid -> true);
     labels.update();
     client
         .nodes()
@@ -149,7 +158,7 @@ class NodeLabelsTest {
                 List.of(claim("a", NodeFixture.MPS.uuid(), List.of(4)))))
         .isEqualTo(132 + 132 - 8);
 
-    NodeLabels labels = new NodeLabels(client, "n1", List.of(green, mps), List::of);
+    NodeLabels labels = new NodeLabels(client, "n1", List.of(green, mps), List::of, uuid -> true);
     assertThat(labels.wanted())
         .containsExactly(
             entry("smslice.io/mode", "mixed"),
@@ -159,8 +168,24 @@ class NodeLabelsTest {
   }
 
   @Test
+  void anUnhealthyGpuHasNoFreeSms() {
+    DiscoveredGpu first = gpu(0, NodeFixture.GREEN, GpuMode.Green);
+    DiscoveredGpu second = gpu(1, NodeFixture.MPS, GpuMode.Green);
+    NodeLabels labels =
+        new NodeLabels(
+            client,
+            "n1",
+            List.of(first, second),
+            List::of,
+            uuid -> !uuid.equals(NodeFixture.MPS.uuid()));
+    assertThat(labels.wanted())
+        .containsEntry("smslice.io/free-sms", "132")
+        .containsEntry("smslice.io/gpus", "2");
+  }
+
+  @Test
   void aMissingNodeIsAClearError() {
-    NodeLabels labels = new NodeLabels(client, "gone", List.of(), List::of);
+    NodeLabels labels = new NodeLabels(client, "gone", List.of(), List::of, uuid -> true);
     assertThatThrownBy(labels::update).hasMessage("Node gone does not exist");
   }
 }
