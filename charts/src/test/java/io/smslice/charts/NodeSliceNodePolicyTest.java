@@ -21,20 +21,23 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The ValidatingAdmissionPolicy that narrows the node's SliceNode writes to its own node, rendered
- * and then evaluated offline with CEL for Java the way the API server evaluates it: match
- * conditions, then variables, then validations, on an admission request.
+ * The ValidatingAdmissionPolicies that narrow the node's SliceNode writes to its own node and its
+ * Node patches to its own Node's smslice labels, rendered and then evaluated offline with CEL for
+ * Java the way the API server evaluates them: match conditions, then variables, then validations,
+ * on an admission request.
  */
 class NodeSliceNodePolicyTest {
   private static final String NODE_SA = "system:serviceaccount:smslice-system:smslice-node";
   private static final String NODE_NAME_KEY = "authentication.kubernetes.io/node-name";
 
   private static ValidatingAdmissionPolicy policy;
+  private static ValidatingAdmissionPolicy nodePolicy;
   private static final CelCompiler COMPILER =
       CelCompilerFactory.standardCelCompilerBuilder()
           .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
           .addVar("request", SimpleType.DYN)
           .addVar("object", SimpleType.DYN)
+          .addVar("oldObject", SimpleType.DYN)
           .addVar("variables", SimpleType.DYN)
           .build();
   private static final CelRuntime RUNTIME = CelRuntimeFactory.standardCelRuntimeBuilder().build();
@@ -42,6 +45,7 @@ class NodeSliceNodePolicyTest {
   @BeforeAll
   static void render() {
     policy = Chart.render().named(ValidatingAdmissionPolicy.class, "smslice-node-own-slicenode");
+    nodePolicy = Chart.render().named(ValidatingAdmissionPolicy.class, "smslice-node-own-node");
   }
 
   private static Object eval(String expression, Map<String, Object> vars) {
@@ -60,7 +64,16 @@ class NodeSliceNodePolicyTest {
 
   /** What the API server would answer: "allowed", "not matched", or the first failed message. */
   private static String admit(Map<String, Object> request) {
-    Map<String, Object> vars = new HashMap<>(Map.of("request", request, "object", Map.of()));
+    return admit(policy, request, Map.of(), Map.of());
+  }
+
+  private static String admit(
+      ValidatingAdmissionPolicy policy,
+      Map<String, Object> request,
+      Map<String, Object> object,
+      Map<String, Object> oldObject) {
+    Map<String, Object> vars =
+        new HashMap<>(Map.of("request", request, "object", object, "oldObject", oldObject));
     for (var condition : policy.getSpec().getMatchConditions()) {
       if (!Boolean.TRUE.equals(eval(condition.getExpression(), vars))) {
         return "not matched";
@@ -135,5 +148,126 @@ class NodeSliceNodePolicyTest {
     RenderedChart off = Chart.render(Map.of("rbac.nodeOwnSliceNodeOnly", false));
     assertThat(off.all(ValidatingAdmissionPolicy.class)).isEmpty();
     assertThat(off.all(ValidatingAdmissionPolicyBinding.class)).isEmpty();
+  }
+
+  /** A Node as the API server passes it to admission, labels and spec given. */
+  private static Map<String, Object> node(
+      String name, Map<String, String> labels, Map<String, Object> spec) {
+    return Map.of(
+        "metadata",
+        Map.of("name", name, "labels", labels, "annotations", Map.of("team", "vision")),
+        "spec",
+        spec);
+  }
+
+  private static final Map<String, String> LABELS =
+      Map.of(
+          "kubernetes.io/hostname",
+          "gpu-1",
+          "smslice.io/config",
+          "lab",
+          "smslice.io/mode",
+          "green");
+  private static final Map<String, Object> SPEC =
+      Map.of("taints", List.of(Map.of("key", "gpu", "effect", "NoSchedule")));
+
+  private static Map<String, String> with(Map<String, String> labels, String key, String value) {
+    Map<String, String> out = new HashMap<>(labels);
+    out.put(key, value);
+    return out;
+  }
+
+  private static String patchNode(String onNode, String name, Map<String, Object> object) {
+    return admit(
+        nodePolicy,
+        request(NODE_SA, Map.of(NODE_NAME_KEY, List.of(onNode)), name),
+        object,
+        node(name, LABELS, SPEC));
+  }
+
+  @Test
+  void theNodeChangesOnlyItsOwnNodesSmsliceLabels() {
+    assertThat(
+            patchNode(
+                "gpu-1", "gpu-1", node("gpu-1", with(LABELS, "smslice.io/free-sms", "132"), SPEC)))
+        .isEqualTo("allowed");
+    assertThat(
+            patchNode(
+                "gpu-1", "gpu-1", node("gpu-1", with(LABELS, "smslice.io/mode", "mixed"), SPEC)))
+        .isEqualTo("allowed");
+    assertThat(patchNode("gpu-1", "gpu-1", node("gpu-1", LABELS, SPEC))).isEqualTo("allowed");
+
+    assertThat(
+            patchNode(
+                "gpu-1", "gpu-2", node("gpu-2", with(LABELS, "smslice.io/free-sms", "8"), SPEC)))
+        .isEqualTo("the smslice node on gpu-1 may label only the Node gpu-1, not gpu-2");
+  }
+
+  @Test
+  void theNodeCannotTouchOtherLabelsSpecOrAnnotations() {
+    String onlyLabels =
+        "the smslice node may change only the labels smslice.io/mode, smslice.io/free-sms and"
+            + " smslice.io/gpus of its Node";
+    assertThat(patchNode("gpu-1", "gpu-1", node("gpu-1", with(LABELS, "team", "x"), SPEC)))
+        .isEqualTo(onlyLabels);
+    assertThat(
+            patchNode(
+                "gpu-1", "gpu-1", node("gpu-1", with(LABELS, "kubernetes.io/hostname", "x"), SPEC)))
+        .isEqualTo(onlyLabels);
+    // The administrator's config label is under smslice.io/ but not the node's to change.
+    assertThat(
+            patchNode(
+                "gpu-1", "gpu-1", node("gpu-1", with(LABELS, "smslice.io/config", "x"), SPEC)))
+        .isEqualTo(onlyLabels);
+    Map<String, String> removed = new HashMap<>(LABELS);
+    removed.remove("kubernetes.io/hostname");
+    assertThat(patchNode("gpu-1", "gpu-1", node("gpu-1", removed, SPEC))).isEqualTo(onlyLabels);
+
+    assertThat(patchNode("gpu-1", "gpu-1", node("gpu-1", LABELS, Map.of("taints", List.of()))))
+        .startsWith("the smslice node may change only the labels")
+        .contains("spec (taints, cordon)");
+    assertThat(
+            patchNode(
+                "gpu-1",
+                "gpu-1",
+                node("gpu-1", LABELS, Map.of("unschedulable", true, "taints", List.of()))))
+        .contains("spec (taints, cordon)");
+    Map<String, Object> annotated =
+        Map.of(
+            "metadata",
+            Map.of("name", "gpu-1", "labels", LABELS, "annotations", Map.of("team", "other")),
+            "spec",
+            SPEC);
+    assertThat(patchNode("gpu-1", "gpu-1", annotated)).contains("annotations");
+  }
+
+  @Test
+  void nodePatchesNeedTheTokensNodeAndOtherUsersAreNotMatched() {
+    Map<String, Object> labelled = node("gpu-1", with(LABELS, "smslice.io/gpus", "1"), SPEC);
+    assertThat(
+            admit(
+                nodePolicy,
+                request(NODE_SA, Map.of(), "gpu-1"),
+                labelled,
+                node("gpu-1", LABELS, SPEC)))
+        .contains("names no node");
+    assertThat(
+            admit(
+                nodePolicy,
+                request("kubernetes-admin", Map.of(), "gpu-1"),
+                node("gpu-1", Map.of(), Map.of()),
+                node("gpu-1", LABELS, SPEC)))
+        .isEqualTo("not matched");
+
+    NamedRuleWithOperations rule =
+        nodePolicy.getSpec().getMatchConstraints().getResourceRules().getFirst();
+    assertThat(rule.getApiGroups()).containsExactly("");
+    assertThat(rule.getResources()).containsExactly("nodes");
+    assertThat(rule.getOperations()).containsExactly("UPDATE");
+    assertThat(nodePolicy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    ValidatingAdmissionPolicyBinding binding =
+        Chart.render().named(ValidatingAdmissionPolicyBinding.class, "smslice-node-own-node");
+    assertThat(binding.getSpec().getPolicyName()).isEqualTo("smslice-node-own-node");
+    assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
   }
 }

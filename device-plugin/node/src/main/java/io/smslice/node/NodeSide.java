@@ -25,6 +25,7 @@ import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.plugin.PluginLifecycle;
 import io.smslice.node.plugin.ResourceManager;
+import io.smslice.node.publish.NodeLabels;
 import io.smslice.node.publish.ServedClaims;
 import io.smslice.node.publish.SliceNodePublisher;
 import io.smslice.node.resources.GreenSmResources;
@@ -107,6 +108,7 @@ public final class NodeSide implements AutoCloseable {
   private final PluginLifecycle plugins;
   private final ClientFaultRecovery faults;
   private final ScheduledExecutorService claimWatch;
+  private final NodeLabels labels;
 
   private NodeSide(
       List<DiscoveredGpu> gpus,
@@ -115,7 +117,8 @@ public final class NodeSide implements AutoCloseable {
       SliceNodePublisher publisher,
       PluginLifecycle plugins,
       ClientFaultRecovery faults,
-      ScheduledExecutorService claimWatch) {
+      ScheduledExecutorService claimWatch,
+      NodeLabels labels) {
     this.gpus = gpus;
     this.health = health;
     this.mps = mps;
@@ -123,6 +126,7 @@ public final class NodeSide implements AutoCloseable {
     this.plugins = plugins;
     this.faults = faults;
     this.claimWatch = claimWatch;
+    this.labels = labels;
   }
 
   /** Without the agent's claim states (the SliceNode then lists no claims). */
@@ -285,7 +289,19 @@ public final class NodeSide implements AutoCloseable {
             Clock.systemUTC());
     health.addListener(conditions -> publisher.publishSoon());
     publisher.start();
-    ScheduledExecutorService claimWatch = watchClaims(claims, publisher, timings.claimPoll());
+    NodeLabels labels =
+        new NodeLabels(
+            client, nodeName, gpus, claims::claims, uuid -> health.condition(uuid).healthy());
+    health.addListener(conditions -> labels.updateSoon());
+    labels.start(config.heartbeat());
+    ScheduledExecutorService claimWatch =
+        watchClaims(
+            claims,
+            () -> {
+              publisher.publishSoon();
+              labels.updateSoon();
+            },
+            timings.claimPoll());
     TransparentMetrics.register(metrics, claims, nvml);
 
     ClientFaultRecovery faults =
@@ -348,7 +364,7 @@ public final class NodeSide implements AutoCloseable {
         new PluginLifecycle(
             config.paths().devicePlugins(), managers, timings.registrationRetry(), metrics);
     plugins.start();
-    return new NodeSide(gpus, health, mps, publisher, plugins, faults, claimWatch);
+    return new NodeSide(gpus, health, mps, publisher, plugins, faults, claimWatch, labels);
   }
 
   /** Installs the interposer on the host when transparent slices are on. */
@@ -363,9 +379,12 @@ public final class NodeSide implements AutoCloseable {
     return Optional.of(new TransparentTenants(install, mps, t.mpsShm()));
   }
 
-  /** Publishes at once when a claim's serving state or attached processes change. */
+  /**
+   * Publishes the SliceNode and the Node's labels at once when a claim's serving state or attached
+   * processes change.
+   */
   private static ScheduledExecutorService watchClaims(
-      ClaimStates claims, SliceNodePublisher publisher, Duration every) {
+      ClaimStates claims, Runnable onChange, Duration every) {
     ScheduledExecutorService watch =
         Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().daemon().name("claim-state-watch").factory());
@@ -375,7 +394,7 @@ public final class NodeSide implements AutoCloseable {
           try {
             List<ClaimState> now = claims.claims();
             if (!now.equals(last.getAndSet(now))) {
-              publisher.publishSoon();
+              onChange.run();
             }
           } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reading the claims' serving state failed", e);
@@ -434,6 +453,7 @@ public final class NodeSide implements AutoCloseable {
   public void close() {
     plugins.close();
     claimWatch.shutdownNow();
+    labels.close();
     faults.close();
     publisher.close();
     health.close();

@@ -2,6 +2,7 @@ package io.smslice.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
@@ -45,6 +46,16 @@ class NodeWithAgentTest {
   @Test
   void greenAllocateGivesTheAgentsClaimSocket() throws Exception {
     NodeFixture.installCrds(client);
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(NodeFixture.NODE)
+                .withLabels(Map.of("kubernetes.io/hostname", NodeFixture.NODE))
+                .endMetadata()
+                .build())
+        .create();
     NodeFixture node = new NodeFixture(tmp);
     String gpu = NodeFixture.GREEN.uuid();
     SliceClaim claim =
@@ -167,6 +178,21 @@ class NodeWithAgentTest {
                 assertThat(c.isServing()).isTrue();
                 assertThat(c.getTransparentProcesses()).isZero();
               });
+
+      // The Node's labels: green, MPS and MIG GPUs; the claim's two groups of 8 are taken.
+      Map<String, String> labels = Map.of();
+      while (Instant.now().isBefore(deadline)) {
+        labels = client.nodes().withName(NodeFixture.NODE).get().getMetadata().getLabels();
+        if ("116".equals(labels.get("smslice.io/free-sms"))) {
+          break;
+        }
+        Thread.sleep(50);
+      }
+      assertThat(labels)
+          .containsEntry("kubernetes.io/hostname", NodeFixture.NODE)
+          .containsEntry("smslice.io/mode", "mixed")
+          .containsEntry("smslice.io/gpus", "3")
+          .containsEntry("smslice.io/free-sms", Integer.toString(132 - 8 - 8));
     }
   }
 }
