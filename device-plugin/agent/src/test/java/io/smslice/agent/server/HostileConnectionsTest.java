@@ -159,6 +159,8 @@ class HostileConnectionsTest {
       try (SocketChannel channel = server.connect()) {
         hello(channel, "team/a", TOKEN);
       }
+      // Sessions end asynchronously after the close; a leaked one never does.
+      awaitTrue(() -> server.runtime.sessions() == 0);
     }
 
     awaitTrue(() -> server.socket.connectionCount() == 0);
