@@ -87,6 +87,10 @@ final class SimulatedGreenContext implements GreenContext {
     }
   }
 
+  SimulatedClock clock() {
+    return gpu.clock;
+  }
+
   SimulatedMemory memory() {
     return gpu.memory;
   }
