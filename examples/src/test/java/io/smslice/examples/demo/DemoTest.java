@@ -53,7 +53,14 @@ class DemoTest {
   void everyClaimIsBound() {
     assertThat(report.claimSteps().keySet())
         .containsExactlyInAnyOrder(
-            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "cotenant",
+            "trainer",
+            "untrusted-tenant");
     report
         .claimSteps()
         .forEach(
@@ -65,7 +72,14 @@ class DemoTest {
   void everyClaimedPodIsBoundToTheNodeAndAllocated() {
     for (String pod :
         List.of(
-            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant")) {
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "cotenant",
+            "trainer",
+            "untrusted-tenant")) {
       assertThat(report.podNodes().get(pod)).as(pod).isEqualTo(Demo.NODE);
       assertThat(report.allocations()).as(pod).containsKey(Demo.NAMESPACE + "/" + pod);
     }
@@ -78,7 +92,8 @@ class DemoTest {
   @Test
   void everyWorkloadCompletedLaunchesOnItsSlice() {
     for (String pod :
-        List.of("detector", "batch", "model-a", "model-b", "model-c", "trainer", "voter")) {
+        List.of(
+            "detector", "batch", "model-a", "model-b", "model-c", "cotenant", "trainer", "voter")) {
       assertThat(report.workloads().get(pod).launches()).as(pod).isPositive();
     }
     assertThat(report.workloads().get("detector").smsSeen()).isEqualTo(16);

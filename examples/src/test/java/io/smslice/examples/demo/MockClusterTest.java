@@ -77,7 +77,14 @@ class MockClusterTest {
     assertThat(examples.claims())
         .extracting(c -> c.getMetadata().getName())
         .containsExactlyInAnyOrder(
-            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "cotenant",
+            "trainer",
+            "untrusted-tenant");
     assertThat(examples.pods())
         .extracting(p -> p.getMetadata().getName())
         .containsExactlyInAnyOrder(
@@ -86,6 +93,7 @@ class MockClusterTest {
             "model-a",
             "model-b",
             "model-c",
+            "cotenant",
             "voter",
             "trainer",
             "untrusted-tenant");
