@@ -13,7 +13,7 @@ final class Trainer implements Workload {
   @Override
   public void run(WorkloadContext context) {
     int n = (int) context.longOption("elements", "ELEMENTS", 1 << 18);
-    long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", 1_000_000);
+    long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", 10_000_000);
     try (GpuSession gpu = GpuSession.open(context)) {
       Kernel add = gpu.kernel("vector_add");
       Kernel spin = gpu.kernel("spin");

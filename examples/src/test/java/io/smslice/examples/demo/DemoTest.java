@@ -50,17 +50,22 @@ class DemoTest {
   }
 
   @Test
+  void theSimulatedGpuRunsAPhaseWithoutSlicingAndReportsEachPhasesDeadlines() {
+    assertThat(output).contains("WHAT IF: slicing turned OFF");
+    for (String pod : List.of("detector", "model-a", "model-b", "model-c")) {
+      assertThat(report.deadlines())
+          .as(pod)
+          .anySatisfy(
+              line ->
+                  assertThat(line).contains(pod + ": with slicing").contains("; without slicing"));
+    }
+  }
+
+  @Test
   void everyClaimIsBound() {
     assertThat(report.claimSteps().keySet())
         .containsExactlyInAnyOrder(
-            "detector",
-            "batch",
-            "model-a",
-            "model-b",
-            "model-c",
-            "cotenant",
-            "trainer",
-            "untrusted-tenant");
+            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
     report
         .claimSteps()
         .forEach(
@@ -72,14 +77,7 @@ class DemoTest {
   void everyClaimedPodIsBoundToTheNodeAndAllocated() {
     for (String pod :
         List.of(
-            "detector",
-            "batch",
-            "model-a",
-            "model-b",
-            "model-c",
-            "cotenant",
-            "trainer",
-            "untrusted-tenant")) {
+            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant")) {
       assertThat(report.podNodes().get(pod)).as(pod).isEqualTo(Demo.NODE);
       assertThat(report.allocations()).as(pod).containsKey(Demo.NAMESPACE + "/" + pod);
     }
@@ -92,8 +90,7 @@ class DemoTest {
   @Test
   void everyWorkloadCompletedLaunchesOnItsSlice() {
     for (String pod :
-        List.of(
-            "detector", "batch", "model-a", "model-b", "model-c", "cotenant", "trainer", "voter")) {
+        List.of("detector", "batch", "model-a", "model-b", "model-c", "trainer", "voter")) {
       assertThat(report.workloads().get(pod).launches()).as(pod).isPositive();
     }
     assertThat(report.workloads().get("detector").smsSeen()).isEqualTo(16);

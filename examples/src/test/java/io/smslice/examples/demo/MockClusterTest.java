@@ -77,14 +77,7 @@ class MockClusterTest {
     assertThat(examples.claims())
         .extracting(c -> c.getMetadata().getName())
         .containsExactlyInAnyOrder(
-            "detector",
-            "batch",
-            "model-a",
-            "model-b",
-            "model-c",
-            "cotenant",
-            "trainer",
-            "untrusted-tenant");
+            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
     assertThat(examples.pods())
         .extracting(p -> p.getMetadata().getName())
         .containsExactlyInAnyOrder(
@@ -93,7 +86,6 @@ class MockClusterTest {
             "model-a",
             "model-b",
             "model-c",
-            "cotenant",
             "voter",
             "trainer",
             "untrusted-tenant");

@@ -68,6 +68,17 @@ public final class SimulatedBackend implements GpuBackend {
     gpus.values().forEach(g -> g.clock.partitioned(on));
   }
 
+  /**
+   * The modelled GPU time a green context of this backend has used so far: its kernels' waits for
+   * their SMs plus their durations, free of the host's CPU scheduling (the wall clock is not).
+   */
+  public static long gpuNanos(GreenContext context) {
+    if (!(context instanceof SimulatedGreenContext simulated)) {
+      throw new IllegalArgumentException("not a simulated green context: " + context);
+    }
+    return simulated.gpuNanos();
+  }
+
   @Override
   public String backendName() {
     return "simulated";

@@ -73,23 +73,24 @@ final class SimulatedClock {
 
   /**
    * Books the kernel's lanes and sleeps until it has finished on the simulated GPU. Returns its
-   * modelled duration in nanoseconds (0 for work that takes no modelled time).
+   * modelled GPU-side latency in nanoseconds: the wait for its SMs plus its duration (0 for work
+   * that takes no modelled time).
    */
   long run(Object context, int[] smIds, Work work) {
     if (work.cyclesPerWave() <= 0 && work.bytes() <= 0) {
       return 0;
     }
     long end;
-    long duration;
+    long requested;
     synchronized (this) {
       int[] lanes = partitioned ? smIds : allSms();
       long now = System.nanoTime();
+      requested = now;
       long start = now;
       for (int sm : lanes) {
         start = Math.max(start, freeAt[sm]);
       }
-      duration = duration(work, lanes.length, start, context);
-      end = start + duration;
+      end = start + duration(work, lanes.length, start, context);
       for (int sm : lanes) {
         freeAt[sm] = end;
       }
@@ -99,7 +100,7 @@ final class SimulatedClock {
       }
     }
     sleepUntil(end);
-    return duration;
+    return end - requested;
   }
 
   private int[] allSms() {

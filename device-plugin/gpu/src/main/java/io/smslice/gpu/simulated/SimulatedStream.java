@@ -102,7 +102,7 @@ final class SimulatedStream implements GpuStream {
     submit(
         () -> {
           SimulatedKernels.run(simulated.name(), geometry, copy, context.memory(), sms);
-          context.clock().run(context, sms, work);
+          context.addGpuNanos(context.clock().run(context, sms, work));
         });
   }
 
