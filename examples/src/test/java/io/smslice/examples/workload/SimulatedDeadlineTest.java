@@ -34,6 +34,10 @@ class SimulatedDeadlineTest {
   void theEnsembleMeetsItsDeadlineWithSlicingAndMissesItWithout() throws Exception {
     double sliced = missRate(true);
     double unsliced = missRate(false);
+    System.out.printf(
+        "simulated ensemble beside the batch job: %.2f%% of %d frames missed with slicing, %.2f%%"
+            + " without%n",
+        100 * sliced, FRAMES, 100 * unsliced);
     assertThat(sliced).as("miss rate with slicing").isLessThan(0.01);
     assertThat(unsliced).as("miss rate without slicing").isGreaterThan(0.01);
   }
