@@ -67,10 +67,6 @@ final class SimulatedClock {
     partitioned = on;
   }
 
-  boolean partitioned() {
-    return partitioned;
-  }
-
   /**
    * Books the kernel's lanes and sleeps until it has finished on the simulated GPU. Returns its
    * modelled GPU-side latency in nanoseconds: the wait for its SMs plus its duration (0 for work
