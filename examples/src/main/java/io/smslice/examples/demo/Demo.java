@@ -41,6 +41,9 @@ public final class Demo {
   private final List<String> log = new CopyOnWriteArrayList<>();
   private static volatile boolean interrupted;
 
+  /** Each workload's statistics when the simulated GPUs' slicing was turned off; null before. */
+  private volatile Map<String, LatencyStats.Snapshot> atWhatIf;
+
   Demo(DemoOptions options, PrintStream out) {
     this.options = options;
     this.out = out;
@@ -177,7 +180,7 @@ public final class Demo {
             + " the operator lifts, then the demo's stand-in for the kube-scheduler binds them.");
 
     long launchesBeforeResize =
-        liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads);
+        liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads, node);
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
   }
 
@@ -196,12 +199,16 @@ public final class Demo {
   }
 
   /**
-   * Redraws the table every second until the time is up; resizes the trainer a third of the way.
+   * Redraws the table every second until the time is up; resizes the trainer a third of the way;
+   * two thirds of the way, on the simulated GPU, turns slicing off to show what it prevents.
    */
-  private long liveLoop(KubernetesClient client, LiveTable table, RunningWorkloads workloads)
+  private long liveLoop(
+      KubernetesClient client, LiveTable table, RunningWorkloads workloads, DemoNode node)
       throws InterruptedException {
     long start = System.nanoTime();
-    double resizeAt = Math.max(8, (options.seconds() == 0 ? 30 : options.seconds()) / 3.0);
+    double planned = options.seconds() == 0 ? 30 : options.seconds();
+    double resizeAt = Math.max(8, planned / 3.0);
+    double whatIfAt = Math.max(resizeAt + 4, planned * 2 / 3.0);
     long launchesBeforeResize = -1;
     String event = "";
     int frame = 0;
@@ -235,6 +242,19 @@ public final class Demo {
                 RESIZED_TO,
                 RESIZED_CLAIM,
                 RESIZED_TO);
+      }
+      if (atWhatIf == null && t >= whatIfAt && node.simulated()) {
+        Map<String, LatencyStats.Snapshot> snapshots = new LinkedHashMap<>();
+        workloads.all().forEach(e -> snapshots.put(e.pod, e.stats.snapshot()));
+        atWhatIf = snapshots;
+        node.stopSlicing();
+        event +=
+            String.format(
+                Locale.ROOT,
+                "%st=%.1fs: WHAT IF: slicing turned OFF on the simulated GPUs: every kernel now"
+                    + " uses and waits for every SM, as without smslice; watch the deadline misses",
+                event.isEmpty() ? "" : System.lineSeparator(),
+                t);
       }
       if (!options.headless() || frame % 5 == 0) {
         String screen = table.render(t, event + recentLog());
@@ -297,6 +317,10 @@ public final class Demo {
         problems.add("pod " + name + " was not allocated devices (node '" + nodeName + "')");
       }
     }
+    DeadlinePhases deadlines = DeadlinePhases.of(atWhatIf, workloads.all());
+    if (node.simulated() && atWhatIf == null) {
+      problems.add("the run ended before the what-if phase without slicing");
+    }
     Map<String, LatencyStats.Snapshot> snapshots = new LinkedHashMap<>();
     Map<String, String> states = new LinkedHashMap<>();
     for (RunningWorkloads.Entry e : workloads.all()) {
@@ -337,6 +361,7 @@ public final class Demo {
         states,
         launchesBeforeResize,
         node.backendName(),
+        deadlines.lines(),
         List.copyOf(problems));
   }
 
@@ -358,6 +383,12 @@ public final class Demo {
                     s.p99() / 1e3,
                     s.deadlineMisses(),
                     report.workloadStates().get(pod)));
+    report.deadlines().forEach(line -> out.println("  " + line));
+    if (report.backend().equals("simulated")) {
+      out.println(
+          "  (SIMULATED: GPU time modelled from H200 measurements, not measured; the latencies are"
+              + " wall-clock through the agent and include this host's CPU load; see docs/demo.md)");
+    }
     if (report.ok()) {
       out.println(
           "all checks passed: claims bound, pods allocated, workloads launched, resize done");

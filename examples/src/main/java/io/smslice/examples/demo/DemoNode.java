@@ -180,10 +180,25 @@ final class DemoNode implements AutoCloseable {
           "GPU " + g.index() + " " + g.product() + ", " + g.mode() + ", " + g.smCount() + " SMs");
     }
     return (backend.simulated()
-            ? "SIMULATED GPUs: no GPU is used, kernels run on the CPU"
+            ? "SIMULATED GPUs: no GPU is used; kernel times are modelled from H200 measurements"
+                + " (docs/demo.md)"
             : "GPUs (CUDA driver, real green contexts)")
         + System.lineSeparator()
         + String.join(System.lineSeparator(), parts);
+  }
+
+  boolean simulated() {
+    return backend.simulated();
+  }
+
+  /**
+   * The "what if": turns SM slicing off on the simulated GPUs, so that every kernel uses and waits
+   * for every SM of its GPU, as unpartitioned work does. A real GPU is left as it is.
+   */
+  void stopSlicing() {
+    if (backend instanceof SimulatedBackend simulated) {
+      simulated.slicing(false);
+    }
   }
 
   String describe() {

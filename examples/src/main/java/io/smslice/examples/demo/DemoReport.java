@@ -14,6 +14,7 @@ import java.util.Map;
  * @param workloadStates each started workload's last state line
  * @param launchesBeforeResize the resized workload's launches when the resize was requested
  * @param backend the node side's GPU backend ("simulated" without a GPU)
+ * @param deadlines per deadline workload, its misses with slicing and (simulated) without
  * @param problems what went wrong, empty when every check passed
  */
 record DemoReport(
@@ -24,6 +25,7 @@ record DemoReport(
     Map<String, String> workloadStates,
     long launchesBeforeResize,
     String backend,
+    List<String> deadlines,
     List<String> problems) {
 
   boolean ok() {

@@ -19,6 +19,9 @@ import java.time.Duration;
  */
 final class EnsembleModel implements Workload {
   static final long PERIOD_MS = 20;
+  static final int ELEMENTS = 4096;
+  static final long SPIN_CYCLES = 400_000;
+  static final long DEADLINE_US = 5_000;
 
   @Override
   public void run(WorkloadContext context) throws InterruptedException {
@@ -29,9 +32,9 @@ final class EnsembleModel implements Workload {
     URI voter =
         URI.create(context.option("voter", "VOTER_URL").orElse("http://voter:8080") + "/ballot");
     long periodMs = context.longOption("period-ms", "FRAME_PERIOD_MS", PERIOD_MS);
-    int n = (int) context.longOption("elements", "ELEMENTS", 4096);
-    long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", 400_000);
-    context.stats().deadline(context.longOption("deadline-us", "DEADLINE_US", 5_000) * 1_000);
+    int n = (int) context.longOption("elements", "ELEMENTS", ELEMENTS);
+    long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", SPIN_CYCLES);
+    context.stats().deadline(context.longOption("deadline-us", "DEADLINE_US", DEADLINE_US) * 1_000);
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     try (GpuSession gpu = GpuSession.open(context);
         Arena arena = Arena.ofConfined()) {

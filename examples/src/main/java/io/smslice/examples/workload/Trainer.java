@@ -11,9 +11,9 @@ import io.smslice.client.Handles.Kernel;
  */
 final class Trainer implements Workload {
   @Override
-  public void run(WorkloadContext context) throws InterruptedException {
+  public void run(WorkloadContext context) {
     int n = (int) context.longOption("elements", "ELEMENTS", 1 << 18);
-    long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", 1_000_000);
+    long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", 10_000_000);
     try (GpuSession gpu = GpuSession.open(context)) {
       Kernel add = gpu.kernel("vector_add");
       Kernel spin = gpu.kernel("spin");
@@ -22,7 +22,6 @@ final class Trainer implements Workload {
       gpu.client.fill(gpu.stream, a, 0, 4L * n, (byte) 0);
       gpu.client.fill(gpu.stream, b, 0, 4L * n, (byte) 0);
       int blocks = (n + 255) / 256;
-      boolean simulated = gpu.client.info().simulated();
       int sms = gpu.claimSms();
       int first = sms;
       context.stats().smsSeen(gpu.smsSeen());
@@ -43,10 +42,6 @@ final class Trainer implements Workload {
                 "running, step "
                     + step
                     + (sms == first ? "" : ", resized " + first + " -> " + sms + " SMs"));
-        if (simulated) {
-          // Simulated kernels run on the node's CPU: leave some of it to the other workloads.
-          Thread.sleep(2);
-        }
       }
     }
     context.state().accept("stopped");

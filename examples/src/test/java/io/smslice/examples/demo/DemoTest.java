@@ -50,6 +50,18 @@ class DemoTest {
   }
 
   @Test
+  void theSimulatedGpuRunsAPhaseWithoutSlicingAndReportsEachPhasesDeadlines() {
+    assertThat(output).contains("WHAT IF: slicing turned OFF");
+    for (String pod : List.of("detector", "model-a", "model-b", "model-c")) {
+      assertThat(report.deadlines())
+          .as(pod)
+          .anySatisfy(
+              line ->
+                  assertThat(line).contains(pod + ": with slicing").contains("; without slicing"));
+    }
+  }
+
+  @Test
   void everyClaimIsBound() {
     assertThat(report.claimSteps().keySet())
         .containsExactlyInAnyOrder(

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * GPUs that do not exist: a configurable inventory, and green contexts that run the built-in test
- * kernels on the CPU. For CI and demos only; it always reports itself as simulated.
+ * kernels' effects on the CPU and take their modelled GPU time asleep ({@link SimulatedClock}). For
+ * CI and demos only; it always reports itself as simulated.
  */
 public final class SimulatedBackend implements GpuBackend {
   public static final long GIB = 1L << 30;
@@ -57,6 +58,25 @@ public final class SimulatedBackend implements GpuBackend {
     int sms = groupSizes.stream().mapToInt(Integer::intValue).sum();
     String uuid = String.format("GPU-51a0a7ed-0000-4000-8000-%012x", index);
     return new GpuDevice(index, uuid, product, memoryBytes, sms, minPartition, minPartition, split);
+  }
+
+  /**
+   * Whether green contexts partition the SMs (true, the default) or, as a "what if" without
+   * slicing, every context's kernels use and wait for every SM of its GPU.
+   */
+  public void slicing(boolean on) {
+    gpus.values().forEach(g -> g.clock.partitioned(on));
+  }
+
+  /**
+   * The modelled GPU time a green context of this backend has used so far: its kernels' waits for
+   * their SMs plus their durations, free of the host's CPU scheduling (the wall clock is not).
+   */
+  public static long gpuNanos(GreenContext context) {
+    if (!(context instanceof SimulatedGreenContext simulated)) {
+      throw new IllegalArgumentException("not a simulated green context: " + context);
+    }
+    return simulated.gpuNanos();
   }
 
   @Override

@@ -5,18 +5,20 @@ import io.smslice.gpu.GpuError;
 import io.smslice.gpu.GpuException;
 
 /**
- * The state a simulated GPU shares among its green contexts: memory and the "sticky" fault that, as
- * on a real GPU, leaves the shared context unusable until it is reset.
+ * The state a simulated GPU shares among its green contexts: memory, GPU time and the "sticky"
+ * fault that, as on a real GPU, leaves the shared context unusable until it is reset.
  */
 final class SimulatedGpu {
   final GpuDevice device;
   final SimulatedMemory memory;
+  final SimulatedClock clock;
   private volatile String fault;
   private volatile int generation;
 
   SimulatedGpu(GpuDevice device) {
     this.device = device;
     this.memory = new SimulatedMemory(device.memoryBytes());
+    this.clock = new SimulatedClock(device.smCount());
   }
 
   int generation() {

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -31,6 +32,7 @@ final class SimulatedGreenContext implements GreenContext {
   private final int generation;
   private final Set<SimulatedStream> streams = new LinkedHashSet<>();
   private volatile boolean closed;
+  private final AtomicLong gpuNanos = new AtomicLong();
 
   SimulatedGreenContext(SimulatedGpu gpu, List<Integer> groupIds, int sms) {
     this.gpu = gpu;
@@ -85,6 +87,19 @@ final class SimulatedGreenContext implements GreenContext {
       }
       throw e;
     }
+  }
+
+  void addGpuNanos(long nanos) {
+    gpuNanos.addAndGet(nanos);
+  }
+
+  /** Modelled time this context's kernels have waited for their SMs and run, in total. */
+  long gpuNanos() {
+    return gpuNanos.get();
+  }
+
+  SimulatedClock clock() {
+    return gpu.clock;
   }
 
   SimulatedMemory memory() {

@@ -113,6 +113,24 @@ final class SimulatedKernels {
     }
   }
 
+  /** The GPU time a launch asks for, in the terms of {@link SimulatedClock}. */
+  static SimulatedClock.Work work(String name, LaunchGeometry geometry, List<KernelArg> args) {
+    long threads = geometry.blocks() * geometry.threadsPerBlock();
+    return switch (name) {
+      case "spin" ->
+          new SimulatedClock.Work(
+              geometry.blocks(), geometry.threadsPerBlock(), address(args.get(0)), 0);
+      case "fill_u32" -> memory(4L * count(args.get(2), threads));
+      case "copy_u32" -> memory(8L * count(args.get(2), threads));
+      case "vector_add" -> memory(12L * count(args.get(3), threads));
+      default -> SimulatedClock.Work.NONE;
+    };
+  }
+
+  private static SimulatedClock.Work memory(long bytes) {
+    return new SimulatedClock.Work(0, 1, 0, bytes);
+  }
+
   private static long address(KernelArg arg) {
     return arg instanceof KernelArg.Pointer p ? p.address() : ((KernelArg.I64) arg).value();
   }

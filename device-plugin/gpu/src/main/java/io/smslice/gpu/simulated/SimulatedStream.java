@@ -19,8 +19,9 @@ import java.util.List;
  * A simulated stream queues its work and runs it as late as CUDA allows: when someone waits for it
  * (stream or event synchronization, another stream waiting on one of its events, a device-memory
  * free) or when its queue is full (a launch then waits, as it does when the GPU's queue is full).
- * No timing is modelled, only order: work that nothing orders before a read has not run yet, so a
- * missing event wait shows up as stale data. While capturing, it records work into a graph.
+ * Work that nothing orders before a read has not run yet, so a missing event wait shows up as stale
+ * data. A kernel's run also takes its modelled GPU time ({@link SimulatedClock}), slept, not spun.
+ * While capturing, it records work into a graph.
  */
 final class SimulatedStream implements GpuStream {
   /** Queued operations before a new one first runs the oldest. */
@@ -97,7 +98,12 @@ final class SimulatedStream implements GpuStream {
     // Bad arguments fail the launch call itself; memory faults happen when the kernel runs.
     SimulatedKernels.checkArgs(simulated.name(), copy);
     int[] sms = context.smIds();
-    submit(() -> SimulatedKernels.run(simulated.name(), geometry, copy, context.memory(), sms));
+    SimulatedClock.Work work = SimulatedKernels.work(simulated.name(), geometry, copy);
+    submit(
+        () -> {
+          SimulatedKernels.run(simulated.name(), geometry, copy, context.memory(), sms);
+          context.addGpuNanos(context.clock().run(context, sms, work));
+        });
   }
 
   @Override

@@ -1,0 +1,58 @@
+package io.smslice.gpu.simulated;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Memory-bandwidth interference, on the clock itself (the kernels' CPU effects of gigabytes of
+ * copies would make the test slow): green contexts do not isolate it, as measured on the H200.
+ */
+class SimulatedClockTest {
+  private static final int[] VICTIM = IntStream.range(0, 16).toArray();
+
+  private static int[] hogOf(int sms) {
+    return IntStream.range(16, 16 + sms).toArray();
+  }
+
+  @Test
+  void theSlowdownPassesThroughTheMeasuredPoints() {
+    assertThat(SimulatedClock.slowdown(0)).isEqualTo(1.0);
+    assertThat(SimulatedClock.slowdown(24)).isCloseTo(1.4, within(1e-9));
+    assertThat(SimulatedClock.slowdown(64)).isCloseTo(2.1, within(1e-9));
+    assertThat(SimulatedClock.slowdown(116)).isCloseTo(3.3, within(1e-9));
+    assertThat(SimulatedClock.slowdown(44)).isCloseTo(1.75, within(1e-9));
+  }
+
+  @Test
+  void aMemoryBoundVictimSlowsBesideAMemoryBoundHogButAComputeBoundOneDoesNot() throws Exception {
+    SimulatedClock clock = new SimulatedClock(132);
+    Object victim = new Object();
+    Object hog = new Object();
+    SimulatedClock.Work read = new SimulatedClock.Work(0, 1, 0, 64L << 20);
+    SimulatedClock.Work spin = new SimulatedClock.Work(16, 256, 250_000, 0);
+    long readAlone = clock.run(victim, VICTIM, read);
+    long spinAlone = clock.run(victim, VICTIM, spin);
+    assertThat(readAlone).isCloseTo(39_000L, within(500L)); // the measured 39.0 us
+    assertThat(spinAlone).isCloseTo(134_700L, within(500L)); // the measured 134.7 us
+
+    for (int[] point : new int[][] {{24, 14}, {64, 21}, {116, 33}}) {
+      // A fresh GPU each time: the interrupted hog's kernel stays booked, as a GPU's would run on.
+      SimulatedClock gpu = new SimulatedClock(132);
+      Thread hogging =
+          Thread.ofPlatform()
+              .start(
+                  () -> gpu.run(hog, hogOf(point[0]), new SimulatedClock.Work(0, 1, 0, 1L << 40)));
+      Thread.sleep(20);
+      long beside = gpu.run(victim, VICTIM, read);
+      assertThat((double) beside / readAlone)
+          .as("hog of " + point[0] + " SMs")
+          .isCloseTo(point[1] / 10.0, within(0.05));
+      assertThat(gpu.run(victim, VICTIM, spin)).isEqualTo(spinAlone);
+      hogging.interrupt();
+      hogging.join();
+    }
+  }
+}
