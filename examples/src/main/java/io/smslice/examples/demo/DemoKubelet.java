@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -119,15 +120,45 @@ final class DemoKubelet implements AutoCloseable {
   }
 
   private void consider(Pod pod) {
-    String key = key(pod);
-    if (!nodeName.equals(pod.getSpec().getNodeName())
-        || pod.getStatus() != null
-            && pod.getStatus().getPhase() != null
-            && !"Pending".equals(pod.getStatus().getPhase())
-        || !admitted.add(key)) {
+    if (waiting(pod)) {
+      admission.submit(this::admitWaiting);
+    }
+  }
+
+  private boolean waiting(Pod pod) {
+    return nodeName.equals(pod.getSpec().getNodeName())
+        && (pod.getStatus() == null
+            || pod.getStatus().getPhase() == null
+            || "Pending".equals(pod.getStatus().getPhase()))
+        && !admitted.contains(key(pod));
+  }
+
+  /**
+   * Admits every pod of this node that waits, oldest first, as the kubelet sorts the pods it is
+   * handed by creation time; the pods are read from the API, as the device plugin reads them, so an
+   * older pod the informer has not shown yet is not overtaken by a newer one (the plugin would then
+   * give the newer pod the older one's claim: it infers the pod from that order).
+   */
+  private void admitWaiting() {
+    List<Pod> waiting;
+    try {
+      waiting =
+          client.pods().inAnyNamespace().list().getItems().stream()
+              .filter(this::waiting)
+              .sorted(
+                  Comparator.comparing(
+                          (Pod p) -> String.valueOf(p.getMetadata().getCreationTimestamp()))
+                      .thenComparing(DemoKubelet::key))
+              .toList();
+    } catch (RuntimeException e) {
+      log.accept("kubelet: listing the node's pods failed: " + e.getMessage());
       return;
     }
-    admission.submit(() -> admit(pod));
+    for (Pod pod : waiting) {
+      if (admitted.add(key(pod))) {
+        admit(pod);
+      }
+    }
   }
 
   /** Allocates devices for each container, then has the pod's containers run by a worker. */

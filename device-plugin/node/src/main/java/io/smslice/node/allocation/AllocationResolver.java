@@ -33,7 +33,11 @@ import java.util.stream.Stream;
  *
  * <p>When several containers fit, the order is: a pod whose other containers were just allocated
  * (the kubelet admits one pod at a time, container by container), a claim on the GPU the devices
- * are on, then the oldest pod (the kubelet admits pods in creation order).
+ * are on, then the oldest pod (the kubelet admits pods in creation order), and among pods created
+ * in the same second (the timestamp's resolution) the first by namespace and name. The guess is
+ * only as good as that order: a kubelet that admits two such pods of one GPU, asking for the same
+ * count, the other way round gives each the other's claim (docs/node.md: a known limit while the
+ * kubelet's Allocate names no pod).
  *
  * <p>Looking (the API reads, and waiting for a pod the API server does not show yet) holds no lock,
  * so Allocates of different pods proceed at once. Only choosing is serialised: a chosen container
@@ -198,7 +202,8 @@ public final class AllocationResolver {
             Comparator.comparing((Candidate c) -> !ledger.started(c.resolution().podUid()))
                 .thenComparing(c -> !c.onGpu())
                 .thenComparing(c -> created(c.resolution().pod()))
-                .thenComparing(c -> c.resolution().toString()));
+                .thenComparing(c -> name(c.resolution().pod()))
+                .thenComparing(c -> c.resolution().container()));
   }
 
   private boolean allocated(Candidate c) {
@@ -388,6 +393,10 @@ public final class AllocationResolver {
   private static String annotation(Pod pod) {
     Map<String, String> a = pod.getMetadata().getAnnotations();
     return a == null ? null : a.get(SmsliceApi.CLAIM_ANNOTATION);
+  }
+
+  private static String name(Pod pod) {
+    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 
   private static String created(Pod pod) {
