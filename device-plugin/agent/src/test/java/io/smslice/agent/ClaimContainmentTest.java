@@ -182,6 +182,35 @@ class ClaimContainmentTest {
     queued.close();
   }
 
+  @Test
+  void releaseDropsQueuedRecordsInsteadOfRunningThem() throws Exception {
+    SmsliceClient holder = fixture.connect("troubled");
+    SmsliceClient busy = fixture.connect("troubled");
+    Stream held = holder.createStream();
+    Stream stream = busy.createStream();
+    Buffer buffer = busy.allocate(64 << 10);
+    troubled.hangIn("synchronize");
+    Thread.ofPlatform().daemon().start(() -> holder.destroy(held));
+    assertThat(troubled.hung.await(HUNG.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    for (int i = 0; i < 1000; i++) {
+      busy.fill(stream, buffer, 0, 64 << 10, (byte) i);
+    }
+    troubled.streamCalls.clear();
+    Thread release =
+        Thread.ofPlatform().daemon().start(() -> fixture.agent.release("team", "troubled"));
+    release.join(HUNG);
+    assertThat(release.isAlive()).isFalse();
+    troubled.endKernel();
+    long deadline = System.nanoTime() + HUNG.toNanos();
+    while (troubled.contextsClosed.get() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    assertThat(troubled.contextsClosed.get()).isEqualTo(1);
+    assertThat(troubled.streamCalls).doesNotContain("fill");
+    holder.close();
+    busy.close();
+  }
+
   /** Waits until the thread is parked or sleeping (inside the release) or has finished. */
   private static void awaitBlockedOrDone(Thread thread) throws InterruptedException {
     long deadline = System.nanoTime() + HUNG.toNanos();

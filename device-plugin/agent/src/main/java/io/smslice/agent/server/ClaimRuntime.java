@@ -7,7 +7,6 @@ import io.smslice.gpu.GreenContext;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -282,27 +281,7 @@ public final class ClaimRuntime implements AutoCloseable {
                 Status.UNAVAILABLE,
                 "the claim has its maximum of " + limits.maxSessions() + " sessions");
           }
-          SessionMemory memory;
-          try {
-            memory = SessionMemory.create(limits.sessionDirectory(), limits.sharedDataBytes());
-          } catch (IOException e) {
-            throw new ProtocolException(Status.UNAVAILABLE, "cannot create shared memory: " + e);
-          }
-          try {
-            context.registerHost(memory.segment);
-          } catch (GpuException e) {
-            if (e.contextLost()) {
-              memory.close();
-              throw e;
-            }
-            // Copies still work from pageable memory, only slower: serve, and say so.
-            LOG.log(
-                System.Logger.Level.WARNING,
-                "claim {0}: cannot pin the session's shared memory ({1}); copies will be slower",
-                name,
-                e.getMessage());
-          }
-          Session session = new Session(nextSessionId++, this, memory, disconnect);
+          Session session = Session.open(nextSessionId++, this, limits, disconnect, context, name);
           sessions.add(session);
           sessionCount = sessions.size();
           return session;

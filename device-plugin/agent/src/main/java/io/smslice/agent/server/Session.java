@@ -12,6 +12,7 @@ import io.smslice.protocol.Frames;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
@@ -21,6 +22,8 @@ import java.util.ArrayDeque;
  * executor thread, so it needs no locks.
  */
 final class Session {
+  private static final System.Logger LOG = System.getLogger(Session.class.getName());
+
   final long id;
   final SessionMemory memory;
   final Runnable disconnect;
@@ -42,6 +45,38 @@ final class Session {
     this.runtime = runtime;
     this.memory = memory;
     this.disconnect = disconnect;
+  }
+
+  /** A new session with its shared mapping, pinned for DMA where the driver allows. */
+  static Session open(
+      long id,
+      ClaimRuntime runtime,
+      ClaimRuntime.Limits limits,
+      Runnable disconnect,
+      GreenContext context,
+      String claim)
+      throws ProtocolException, GpuException {
+    SessionMemory memory;
+    try {
+      memory = SessionMemory.create(limits.sessionDirectory(), limits.sharedDataBytes());
+    } catch (IOException e) {
+      throw new ProtocolException(Status.UNAVAILABLE, "cannot create shared memory: " + e);
+    }
+    try {
+      context.registerHost(memory.segment);
+    } catch (GpuException e) {
+      if (e.contextLost()) {
+        memory.close();
+        throw e;
+      }
+      // Copies still work from pageable memory, only slower: serve, and say so.
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "claim {0}: cannot pin the session's shared memory ({1}); copies will be slower",
+          claim,
+          e.getMessage());
+    }
+    return new Session(id, runtime, memory, disconnect);
   }
 
   GreenContext context() {
