@@ -17,6 +17,7 @@ import java.util.function.BooleanSupplier;
  * SMSLICE_WAIT_TIMEOUT_SECONDS}, 300 s by default).
  */
 final class SharedRing {
+  private static final long BUSY_SPIN_NANOS = 20_000;
   private static final long SPIN_NANOS = 2_000_000;
   private static final long CHECK_NANOS = 50_000_000;
   static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(300);
@@ -128,8 +129,15 @@ final class SharedRing {
         lastCompleted = completed;
         lastProgress = now;
       }
-      if (now - start < SPIN_NANOS) {
+      if (now - start < BUSY_SPIN_NANOS) {
         Thread.onSpinWait();
+        return;
+      }
+      if (now - start < SPIN_NANOS) {
+        // Past a short busy spin, give the core away while still polling: on a host with more
+        // runnable threads than cores (the agent among them) a spinning tenant would delay the
+        // very completion it waits for. With an idle core, yield returns at once.
+        Thread.yield();
         return;
       }
       if (now - lastCheck > CHECK_NANOS) {

@@ -25,6 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class ClaimRuntime implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ClaimRuntime.class.getName());
+  private static final long BUSY_SPIN_NANOS = 20_000;
   private static final long SPIN_NANOS = 200_000;
   private static final long SLEEP_NANOS = 10_000_000;
 
@@ -433,8 +434,10 @@ public final class ClaimRuntime implements AutoCloseable {
       }
       if (worked) {
         lastWork = System.nanoTime();
-      } else if (System.nanoTime() - lastWork < SPIN_NANOS) {
+      } else if (System.nanoTime() - lastWork < BUSY_SPIN_NANOS) {
         Thread.onSpinWait();
+      } else if (System.nanoTime() - lastWork < SPIN_NANOS) {
+        Thread.yield(); // still polling, but a host with more busy threads than cores runs others
       } else {
         sleep();
         lastWork = System.nanoTime();
