@@ -61,6 +61,15 @@ class HostileConnectionsTest {
     }
   }
 
+  private static boolean helloServed(ServerFixture server) {
+    try (SocketChannel channel = server.connect()) {
+      hello(channel, claimOf(server), TOKEN);
+      return answer(channel).status() == Status.OK;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
   private static String claimOf(ServerFixture server) {
     return "team/" + server.directory.getFileName();
   }
@@ -159,14 +168,15 @@ class HostileConnectionsTest {
       try (SocketChannel channel = server.connect()) {
         hello(channel, "team/a", TOKEN);
       }
-      // Sessions end asynchronously after the close; a leaked one never does.
-      awaitTrue(() -> server.runtime.sessions() == 0);
     }
 
+    // The agent handles those connections after they closed, at its own pace: a session may be
+    // opened and ended later still. Once it is done a new HELLO is served; a leaked session never
+    // ends, so after 8 of them every HELLO is refused.
+    awaitTrue(() -> helloServed(server));
     awaitTrue(() -> server.socket.connectionCount() == 0);
     awaitTrue(() -> server.runtime.sessions() == 0);
     awaitTrue(() -> sessionFiles(server) == 0);
-    assertHelloWorks(server);
   }
 
   @Test
