@@ -382,12 +382,13 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     if (watcher != null) {
       watcher.close();
     }
+    // Recoveries first: one under way may still move or restart claims, which must all be gone.
+    recovery.close();
+    workerRecovery.close();
     for (String key : List.copyOf(served.keySet())) {
       synchronized (lockOf(key)) {
         releaseLocked(key);
       }
     }
-    recovery.close();
-    workerRecovery.close();
   }
 }

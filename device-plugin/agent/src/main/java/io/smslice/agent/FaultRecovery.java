@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -100,5 +101,11 @@ final class FaultRecovery implements ClaimRuntime.FaultListener, AutoCloseable {
   @Override
   public void close() {
     worker.shutdownNow();
+    try {
+      // A recovery still under way could otherwise serve claims after the agent released them.
+      worker.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

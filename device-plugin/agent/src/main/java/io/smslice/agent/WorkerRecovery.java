@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -140,5 +141,11 @@ final class WorkerRecovery implements AutoCloseable {
   @Override
   public void close() {
     worker.shutdownNow();
+    try {
+      // A recovery still under way could otherwise serve claims after the agent released them.
+      worker.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
