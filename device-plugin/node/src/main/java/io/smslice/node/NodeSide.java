@@ -151,6 +151,7 @@ public final class NodeSide implements AutoCloseable {
         nvml,
         agent,
         ClaimStates.NONE,
+        ClientFaultRecovery.Workers.NONE,
         mps,
         metrics,
         timings);
@@ -164,38 +165,8 @@ public final class NodeSide implements AutoCloseable {
    *
    * @param cluster where Allocate looks up pods and claims
    * @param claims how the agent serves this node's claims (published in the SliceNode)
-   */
-  public static NodeSide start(
-      NodeConfig config,
-      String nodeName,
-      KubernetesClient client,
-      ClusterView cluster,
-      GpuInventory inventory,
-      Nvml nvml,
-      ClaimAccess agent,
-      ClaimStates claims,
-      MpsDaemonManager mps,
-      NodeMetrics metrics,
-      Timings timings)
-      throws IOException {
-    return start(
-        config,
-        nodeName,
-        client,
-        cluster,
-        inventory,
-        nvml,
-        agent,
-        claims,
-        ClientFaultRecovery.Workers.NONE,
-        mps,
-        metrics,
-        timings);
-  }
-
-  /**
-   * As above; {@code workers} are the agent's worker processes, stopped on a client fault on their
-   * GPU and started again once it takes new clients.
+   * @param workers the agent's worker processes, stopped on a client fault on their GPU and started
+   *     again once it takes new clients
    */
   public static NodeSide start(
       NodeConfig config,

@@ -19,6 +19,7 @@ import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.kubelet.v1beta1.ContainerAllocateResponse;
 import io.smslice.node.kubelet.v1beta1.Device;
 import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.mps.ClientFaultRecovery;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.testing.FakeCluster;
 import io.smslice.node.testing.FakeKubelet;
@@ -119,6 +120,7 @@ class NodeWithAgentTest {
                 node.nvml,
                 agent,
                 () -> NodeWithAgent.claimStates(agent),
+                ClientFaultRecovery.Workers.NONE,
                 mps,
                 metrics,
                 new NodeSide.Timings(
