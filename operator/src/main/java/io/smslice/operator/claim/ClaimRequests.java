@@ -29,7 +29,8 @@ public final class ClaimRequests {
         isolation(spec.getIsolation()),
         priority(spec.getPriority()),
         selector == null ? null : selector.getProduct(),
-        selector == null || selector.getNodeLabels() == null ? Map.of() : selector.getNodeLabels());
+        selector == null || selector.getNodeLabels() == null ? Map.of() : selector.getNodeLabels(),
+        Boolean.TRUE.equals(spec.getMemoryBound()));
   }
 
   public static Priority priority(io.smslice.api.v1alpha1.claim.Priority p) {

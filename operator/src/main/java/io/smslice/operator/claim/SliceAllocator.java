@@ -150,7 +150,7 @@ public class SliceAllocator {
     lostSlices.remove(key);
     version++;
     Binding old = claim.getStatus() == null ? null : claim.getStatus().getBinding();
-    String where = describe(placed.placement());
+    String where = describe(request, placed.placement());
     return old == null
         ? Outcome.bound(placed.placement(), "Placed", where)
         : Outcome.bound(
@@ -248,7 +248,7 @@ public class SliceAllocator {
             Phase.Bound,
             current,
             "Placed",
-            describe(current),
+            describe(request, current),
             null,
             new Outcome.Resize(
                 "TransparentProcesses",
@@ -273,9 +273,9 @@ public class SliceAllocator {
         if (shrink) {
           retryWaiting(request.claim());
         }
-        return new Outcome(Phase.Bound, next, "Resized", describe(next), current, null);
+        return new Outcome(Phase.Bound, next, "Resized", describe(request, next), current, null);
       }
-      return Outcome.bound(current, "Placed", describe(current));
+      return Outcome.bound(current, "Placed", describe(request, current));
     }
     Decision.Unplaced u = (Decision.Unplaced) d;
     if (grow || memoryChanged || u.reason().equals("ResizeNotPossible")) {
@@ -283,11 +283,11 @@ public class SliceAllocator {
           Phase.Bound,
           current,
           "Placed",
-          describe(current),
+          describe(request, current),
           null,
           new Outcome.Resize(u.reason(), u.message()));
     }
-    return Outcome.bound(current, "Placed", describe(current));
+    return Outcome.bound(current, "Placed", describe(request, current));
   }
 
   /**
@@ -407,7 +407,17 @@ public class SliceAllocator {
         .forEach(view::trigger);
   }
 
-  static String describe(Placement p) {
+  static String describe(Request r, Placement p) {
+    String where = describe(p);
+    // Said on every write of the status, so that it stays while the claim holds the slice.
+    return r.memoryBound() && p.mode() != io.smslice.operator.placement.Mode.MIG
+        ? where
+            + "; the claim is memory-bound but no MIG instance had room: memory bandwidth and L2"
+            + " are shared with this GPU's other tenants"
+        : where;
+  }
+
+  private static String describe(Placement p) {
     return switch (p.mode()) {
       case GREEN ->
           p.sms()

@@ -123,13 +123,19 @@ final class Fitting {
     return null;
   }
 
-  /** Auto tries a green slice first, then a MIG instance, then an MPS share. */
-  static List<Mode> modesFor(Isolation isolation) {
-    return switch (isolation) {
+  /**
+   * Auto tries a green slice first, then a MIG instance, then an MPS share; a memory-bound claim
+   * tries MIG first, since only MIG partitions memory bandwidth and L2.
+   */
+  static List<Mode> modesFor(Request r) {
+    return switch (r.isolation()) {
       case COMPUTE -> List.of(Mode.GREEN);
       case MEMORY -> List.of(Mode.MIG);
       case SHARED -> List.of(Mode.MPS);
-      case AUTO -> List.of(Mode.GREEN, Mode.MIG, Mode.MPS);
+      case AUTO ->
+          r.memoryBound()
+              ? List.of(Mode.MIG, Mode.GREEN, Mode.MPS)
+              : List.of(Mode.GREEN, Mode.MIG, Mode.MPS);
     };
   }
 

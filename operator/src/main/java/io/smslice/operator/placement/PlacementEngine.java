@@ -140,7 +140,7 @@ public final class PlacementEngine {
     if (invalid != null) {
       return new Decision.Unplaced("InvalidClaim", invalid, true);
     }
-    List<Mode> modes = Fitting.modesFor(r.isolation());
+    List<Mode> modes = Fitting.modesFor(r);
     for (Mode mode : modes) {
       Placement p = mode == Mode.GREEN ? bestGreen(r) : bestScanned(r, mode);
       if (p != null) {

@@ -233,4 +233,18 @@ class ClaimLifecycleTest {
     assertThat(s.getGpuUuid()).isEqualTo("GPU-mps-1");
     assertThat(s.getMode()).isEqualTo(io.smslice.api.v1alpha1.node.GpuMode.MPS);
   }
+
+  @Test
+  void aMemoryBoundClaimIsToldWhatAGreenSliceDoesNotIsolate() {
+    sliceNode(client, "membound-1", Instant.now(), h200("GPU-membound-1", 0, "P-membound"));
+    SliceClaim c = claim("embeddings", 16, "P-membound");
+    c.getSpec().setMemoryBound(true);
+    client.resource(c).create();
+    SliceClaim bound = awaitPhase(client, "embeddings", Phase.Bound);
+    assertThat(bound.getStatus().getBinding().getMode())
+        .isEqualTo(io.smslice.api.v1alpha1.node.GpuMode.Green);
+    assertThat(condition(bound, "Placed").getMessage())
+        .contains("memory-bound")
+        .contains("memory bandwidth and L2 are shared");
+  }
 }

@@ -133,6 +133,32 @@ class PlacementEngineTest {
   }
 
   @Test
+  void autoTriesMigFirstForAMemoryBoundClaim() {
+    var e =
+        new PlacementEngine(
+            List.of(node("n1", Gpus.h200("n1", 0)), node("n2", Gpus.migH200("n2", 0))));
+    Request bound =
+        new Request("m", 16, 0, Isolation.AUTO, Priority.STANDARD, null, Map.of(), true);
+    assertThat(placeAndCommit(e, bound).mode()).isEqualTo(Mode.MIG);
+    assertThat(placeAndCommit(e, request("c", 16, Isolation.AUTO, Priority.STANDARD)).mode())
+        .isEqualTo(Mode.GREEN);
+    // Compute stays Compute: the hint orders Auto's choices, it does not override the isolation.
+    Request compute =
+        new Request("k", 16, 0, Isolation.COMPUTE, Priority.STANDARD, null, Map.of(), true);
+    assertThat(placeAndCommit(e, compute).mode()).isEqualTo(Mode.GREEN);
+  }
+
+  @Test
+  void aMemoryBoundClaimTakesAGreenSliceWhenNoMigInstanceFits() {
+    var e =
+        new PlacementEngine(
+            List.of(node("n1", Gpus.h200("n1", 0)), node("n2", Gpus.migH200("n2", 0))));
+    Request tooBigForMig =
+        new Request("m", 120, 0, Isolation.AUTO, Priority.STANDARD, null, Map.of(), true);
+    assertThat(placeAndCommit(e, tooBigForMig).mode()).isEqualTo(Mode.GREEN);
+  }
+
+  @Test
   void latencyCriticalDisplacesBestEffortButNeverStandard() {
     var e = new PlacementEngine(List.of(node("n1", Gpus.h200("n1", 0))));
     placeAndCommit(e, request("std", 64, Isolation.COMPUTE, Priority.STANDARD));

@@ -60,6 +60,14 @@ public class SliceClaimSpec {
   @JsonPropertyDescription("Optional restrictions on the GPU and node the claim is placed on.")
   private GpuSelector selector;
 
+  @Default("false")
+  @JsonPropertyDescription(
+      "The workload's speed is set by memory bandwidth rather than by compute (large copies,"
+          + " embedding lookups, batch-1 decoding of large models). A green slice partitions SMs,"
+          + " not memory bandwidth or L2, so with isolation Auto such a claim takes a MIG instance"
+          + " first and a green slice only when no instance fits; see docs/placement.md.")
+  private Boolean memoryBound = false;
+
   public Integer getSms() {
     return sms;
   }
@@ -90,6 +98,14 @@ public class SliceClaimSpec {
 
   public void setPriority(Priority priority) {
     this.priority = priority;
+  }
+
+  public Boolean getMemoryBound() {
+    return memoryBound;
+  }
+
+  public void setMemoryBound(Boolean memoryBound) {
+    this.memoryBound = memoryBound;
   }
 
   public GpuSelector getSelector() {
