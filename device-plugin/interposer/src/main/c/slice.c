@@ -12,6 +12,7 @@
 #include "agent_attach.h"
 #include "log.h"
 #include "real.h"
+#include "tenant_env.h"
 
 enum { NOT_YET = 0, READY = 1, FAILED = -1 };
 enum { MAX_OWNED = 64, MAX_PRIMARIES = 16 };
@@ -328,6 +329,8 @@ static void forget_in_child(void) {
   owned_count = primary_count = 0;
 }
 
-__attribute__((constructor)) static void register_fork_handler(void) {
+/* Before main, and so before the driver reads CUDA_MPS_* at cuInit. */
+__attribute__((constructor)) static void at_load(void) {
+  tenant_env_restore();
   pthread_atfork(NULL, NULL, forget_in_child);
 }

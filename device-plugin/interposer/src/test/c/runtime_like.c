@@ -240,6 +240,11 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "driver") == 0) driver();
   else if (strcmp(argv[1], "fork") == 0) forked();
   else if (strcmp(argv[1], "exec") == 0) exec_self(argv[0]);
+  else if (strcmp(argv[1], "mps-env") == 0) {
+    const char *pipe = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    printf("mps-env %s\n", pipe ? pipe : "-");
+    runtime();
+  }
   else if (strcmp(argv[1], "linger") == 0) {
     runtime();
     usleep(300 * 1000); /* time for a message about the agent's connection */

@@ -13,6 +13,7 @@ import io.smslice.gpu.GpuException;
 import io.smslice.gpu.MpsServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -39,6 +40,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private final GpuBackend backend;
   private final MpsServers mps;
   private final TokenStore tokens;
+  private final TenantEnvironmentFiles tenantEnvironments;
   private final FaultRecovery recovery;
   private final WorkerRecovery workerRecovery;
   private final Map<String, ServedClaim> served = new ConcurrentHashMap<>();
@@ -56,6 +58,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     this.backend = backend;
     this.mps = mps;
     this.tokens = new TokenStore(options.stateDir());
+    this.tenantEnvironments = new TenantEnvironmentFiles(options.runDir());
     this.recovery = new FaultRecovery(backend, this::runtimesOn, this::relocateToWorkers);
     this.workerRecovery = new WorkerRecovery(mps, this::workersOn);
   }
@@ -229,9 +232,10 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     return all;
   }
 
-  /** Forgets a deleted claim's tokens. */
+  /** Forgets a deleted claim's tokens, and the files that carry them into containers. */
   public void forgetTokens(String namespace, String claim) {
     tokens.forget(namespace, claim);
+    tenantEnvironments.forget(namespace, claim);
   }
 
   @Override
@@ -244,6 +248,16 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   public String issueToken(String namespace, String claim, String podUid, String container) {
     try {
       return tokens.issue(namespace, claim, podUid, container);
+    } catch (UncheckedIOException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public Path tenantEnvironment(
+      String namespace, String claim, String podUid, String container, Map<String, String> env) {
+    try {
+      return tenantEnvironments.write(namespace, claim, podUid, container, env);
     } catch (UncheckedIOException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }

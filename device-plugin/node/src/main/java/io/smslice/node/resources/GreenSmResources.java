@@ -3,6 +3,7 @@ package io.smslice.node.resources;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.smslice.agent.ClaimAccess;
 import io.smslice.agent.ClaimEndpoint;
+import io.smslice.agent.TenantEnvironmentFiles;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.node.allocation.AllocationResolver;
 import io.smslice.node.allocation.Resolution;
@@ -22,6 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Green-mode SMs: one kubelet device per SM of each green GPU, so the kubelet counts SMs. Every
@@ -31,6 +34,18 @@ import java.util.Optional;
  * claim's SM groups.
  */
 public final class GreenSmResources extends ClaimResources {
+  /** Where a transparent container finds its claim's variables (the interposer reads it). */
+  static final String CONTAINER_TENANT_ENV = TenantEnvironmentFiles.CONTAINER_PATH;
+
+  /** What that file holds: what the interposer and the CUDA driver read from the environment. */
+  private static final Set<String> TENANT_ENV_KEYS =
+      Set.of(
+          "SMSLICE_SOCKET",
+          "SMSLICE_CLAIM",
+          "SMSLICE_TOKEN",
+          "CUDA_MPS_PIPE_DIRECTORY",
+          "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT");
+
   /** Where the claim's socket directory appears inside the container. */
   public static final String CONTAINER_CLAIM_DIR = "/run/smslice/claim";
 
@@ -85,15 +100,34 @@ public final class GreenSmResources extends ClaimResources {
     }
     String token = agent.issueToken(r.namespace(), r.claimName(), r.podUid(), r.container());
     String socketInContainer = CONTAINER_CLAIM_DIR + "/" + endpoint.socket().getFileName();
-    return out.addMounts(
+    out.addMounts(
             Mount.newBuilder()
                 .setHostPath(endpoint.directory().toString())
                 .setContainerPath(CONTAINER_CLAIM_DIR)
                 .setReadOnly(false))
         .putEnvs("SMSLICE_SOCKET", socketInContainer)
         .putEnvs("SMSLICE_CLAIM", r.namespace() + "/" + r.claimName())
-        .putEnvs("SMSLICE_TOKEN", token)
-        .build();
+        .putEnvs("SMSLICE_TOKEN", token);
+    if (tenants.isPresent()) {
+      out.addMounts(readOnly(tenantEnvironment(r, out.getEnvsMap()), CONTAINER_TENANT_ENV));
+    }
+    return out.build();
+  }
+
+  /**
+   * The variables the interposer and the driver read, in a file for the container: processes whose
+   * environment was scrubbed (env -i, sudo) take them from there.
+   */
+  private Path tenantEnvironment(Resolution r, Map<String, String> envs)
+      throws AllocationException {
+    Map<String, String> kept = new TreeMap<>(envs);
+    kept.keySet().retainAll(TENANT_ENV_KEYS);
+    try {
+      return agent.tenantEnvironment(r.namespace(), r.claimName(), r.podUid(), r.container(), kept);
+    } catch (RuntimeException e) {
+      throw new AllocationException(
+          claimRef(r) + "cannot write the container's tenant environment: " + e.getMessage());
+    }
   }
 
   /** The transparent part of the answer, or empty when the pod opted out (or the node has none). */

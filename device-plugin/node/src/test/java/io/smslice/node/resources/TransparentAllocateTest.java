@@ -138,7 +138,8 @@ class TransparentAllocateTest {
         .containsEntry("/etc/ld.so.preload", installed.resolve("ld.so.preload") + " ro")
         .containsEntry("/run/smslice/mps/pipe", pipe + " rw")
         .containsEntry("/dev/shm", tmp.resolve("shm") + " rw")
-        .hasSize(5);
+        .containsKey("/run/smslice/tenant.env")
+        .hasSize(6);
     assertThat(r.getEnvsMap())
         .containsEntry("LD_PRELOAD", "/run/smslice/interposer/libsmslice-interposer.so")
         .containsEntry("CUDA_MPS_PIPE_DIRECTORY", "/run/smslice/mps/pipe")
@@ -157,6 +158,17 @@ class TransparentAllocateTest {
         .isEqualTo(LIBRARY);
     assertThat(Files.readString(installed.resolve("ld.so.preload")))
         .isEqualTo("/run/smslice/interposer/libsmslice-interposer.so\n");
+    // For processes whose environment is scrubbed: what the interposer and the driver read, and
+    // nothing else (LD_PRELOAD comes from the preload file).
+    String envFile = mounts(r).get("/run/smslice/tenant.env");
+    assertThat(envFile).endsWith(" ro");
+    assertThat(Files.readAllLines(Path.of(envFile.substring(0, envFile.length() - 3))))
+        .containsExactly(
+            "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=8192M",
+            "CUDA_MPS_PIPE_DIRECTORY=/run/smslice/mps/pipe",
+            "SMSLICE_CLAIM=ml/detector",
+            "SMSLICE_SOCKET=/run/smslice/claim/agent.sock",
+            "SMSLICE_TOKEN=" + r.getEnvsOrThrow("SMSLICE_TOKEN"));
     // The green GPU runs an MPS daemon on the pipe directory the container got.
     assertThat(side.mps().running(gpu)).isTrue();
     assertThat(Files.readString(pipe.resolve("fake-daemon.gpu")).trim()).isEqualTo(gpu);

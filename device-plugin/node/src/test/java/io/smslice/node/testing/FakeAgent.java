@@ -3,6 +3,7 @@ package io.smslice.node.testing;
 import io.smslice.agent.AgentOptions;
 import io.smslice.agent.ClaimAccess;
 import io.smslice.agent.ClaimEndpoint;
+import io.smslice.agent.TenantEnvironmentFiles;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
@@ -14,8 +15,11 @@ public final class FakeAgent implements ClaimAccess {
   private final Map<String, ClaimEndpoint> served = new ConcurrentHashMap<>();
   private final Map<String, String> tokens = new ConcurrentHashMap<>();
 
+  private final TenantEnvironmentFiles tenantEnvironments;
+
   public FakeAgent(Path run) {
     this.run = run;
+    this.tenantEnvironments = new TenantEnvironmentFiles(run);
   }
 
   public void serve(String namespace, String claim) {
@@ -35,6 +39,12 @@ public final class FakeAgent implements ClaimAccess {
     String token = "token-" + podUid + "-" + container;
     tokens.put(token, namespace + "/" + claim);
     return token;
+  }
+
+  @Override
+  public Path tenantEnvironment(
+      String namespace, String claim, String podUid, String container, Map<String, String> env) {
+    return tenantEnvironments.write(namespace, claim, podUid, container, env);
   }
 
   /** The claim a token was issued for, or null. */
