@@ -96,7 +96,7 @@ def aggressor(stop, gemm_only=False):
             dst.copy_(src)
         torch.cuda.synchronize()
         steps += 1
-    print(f"aggressor_steps={steps}", flush=True)
+    print(f"aggressor_steps={steps} distinct_sms={distinct_sms()}", flush=True)
 
 
 def serve(log):

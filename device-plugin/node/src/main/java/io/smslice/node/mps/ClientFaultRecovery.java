@@ -281,11 +281,16 @@ public final class ClientFaultRecovery implements AutoCloseable {
     return now;
   }
 
-  /** Pids with a context on the GPU, without the MPS server (it stays across a client fault). */
+  /**
+   * Pids with a context on the GPU, without the MPS server (it stays across a client fault) and
+   * without this process: the node's agent keeps the GPU's primary context, outside MPS (the node
+   * runs without the MPS pipe), so it never sees a client's fault and never exits for one.
+   */
   private Set<Integer> clients(String gpu) {
+    long self = ProcessHandle.current().pid();
     return nvml.computeProcesses(gpu).stream()
         .map(GpuProcess::pid)
-        .filter(pid -> !mpsServer(pid))
+        .filter(pid -> pid != self && !mpsServer(pid))
         .collect(Collectors.toCollection(java.util.HashSet::new));
   }
 
