@@ -8,7 +8,8 @@
 #   parts, run in the order given: any of smid torch fault beside isolation overhead
 # Environment: SAMPLES (victim inferences, 3000), REPEATS (isolation pairs, 4), ALTERNATIONS
 # (overhead pairs, 8), FAULT_RECOVERY_TIMEOUT (s the faulted clients may take before the node
-# restarts the MPS daemon; the node's default 30). Writes $OUT/transparent-verification.md and logs.
+# restarts the MPS daemon; the node's default 30), ISOLATION_EXTRAS=0 (only the sliced pairs in
+# part 3), VICTIM_CUDNN_BENCHMARK=0 (see torch_checks.py). Writes $OUT/transparent-verification.md and logs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(dirname "$here")
@@ -37,7 +38,8 @@ export CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/l
   echo "# Transparent slices on the H200 GPU machine"
   echo
   echo "Command: \`device-plugin/interposer/verify/run-on-gpu.sh \"$parts\"\` (bundle from prepare-gpu-run.sh;"
-  echo "SAMPLES=${SAMPLES:-3000} REPEATS=${REPEATS:-4} ALTERNATIONS=${ALTERNATIONS:-8} FAULT_RECOVERY_TIMEOUT=${FAULT_RECOVERY_TIMEOUT:-30})  "
+  echo "SAMPLES=${SAMPLES:-3000} REPEATS=${REPEATS:-4} ALTERNATIONS=${ALTERNATIONS:-8} FAULT_RECOVERY_TIMEOUT=${FAULT_RECOVERY_TIMEOUT:-30}"
+  echo "ISOLATION_EXTRAS=${ISOLATION_EXTRAS:-1} VICTIM_CUDNN_BENCHMARK=${VICTIM_CUDNN_BENCHMARK:-1})  "
   echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  "
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,mig.mode.current,compute_mode --format=csv,noheader)  "
   echo "Host: $(nproc) CPUs; torch $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)  "
@@ -253,20 +255,38 @@ part_beside() {
   note "Claims: victim = groups 0,1 (16 SMs), aggressor = groups 2-15 (116 SMs), one split, one MPS daemon."
   note "Under MPS %smid reads client-relative ids, so disjointness is judged by the counts (16 + 116 = 132) and by the timing."
   note ""
-  note "| run: victim + co-tenant | victim p50 us | victim p99 us | p99 / alone p99 | victim distinct SMs | co-tenant distinct SMs |"
-  note "|---|---|---|---|---|---|"
-  local i ra rp
+  note "| run: victim + co-tenant | victim p50 us | victim p99 us | p99 / alone p99 | victim distinct SMs | co-tenant distinct SMs | SM MHz | mem MHz | power W mean (max) | temp C max | clock-event reasons |"
+  note "|---|---|---|---|---|---|---|---|---|---|---|"
+  telemetry_start
+  local i ra rp ta tp
   for i in 1 2; do
-    ra=$(victim_run b-t-alone victim - '' '')
-    rp=$(victim_run b-t-pair victim aggressor '' '' '' torch client)
-    note "| $i: T victim alone | $(field "$ra" p50_us) | $(field "$ra" p99_us) | - | $(field "$ra" distinct_sms) | - |"
-    note "| $i: T victim + A aggressor | $(field "$rp" p50_us) | $(field "$rp" p99_us) | $(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)") | $(field "$rp" distinct_sms) | $(field "$rp" co_sms) |"
-    ra=$(victim_run b-c-alone victim - '' '' '' client)
-    rp=$(victim_run b-c-pair victim aggressor '' '' '' client torch)
-    note "| $i: A victim alone | $(field "$ra" p50_us) | $(field "$ra" p99_us) | - | $(field "$ra" distinct_sms) | - |"
-    note "| $i: A victim + T aggressor | $(field "$rp" p50_us) | $(field "$rp" p99_us) | $(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)") | $(field "$rp" distinct_sms) | $(field "$rp" co_sms) |"
+    ra=$(victim_run b-t-alone victim - '' ''); ta=$(window_telemetry)
+    rp=$(victim_run b-t-pair victim aggressor '' '' '' torch client); tp=$(window_telemetry)
+    note "| $i: T victim alone | $(field "$ra" p50_us) | $(field "$ra" p99_us) | - | $(field "$ra" distinct_sms) | - | $ta |"
+    note "| $i: T victim + A aggressor | $(field "$rp" p50_us) | $(field "$rp" p99_us) | $(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)") | $(field "$rp" distinct_sms) | $(field "$rp" co_sms) | $tp |"
+    ra=$(victim_run b-c-alone victim - '' '' '' client); ta=$(window_telemetry)
+    rp=$(victim_run b-c-pair victim aggressor '' '' '' client torch); tp=$(window_telemetry)
+    note "| $i: A victim alone | $(field "$ra" p50_us) | $(field "$ra" p99_us) | - | $(field "$ra" distinct_sms) | - | $ta |"
+    note "| $i: A victim + T aggressor | $(field "$rp" p50_us) | $(field "$rp" p99_us) | $(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)") | $(field "$rp" distinct_sms) | $(field "$rp" co_sms) | $tp |"
   done
+  telemetry_stop
   note ""
+}
+
+isolation_extras() {
+  local ra rp ta tp
+  ra=$(victim_run s-alone victim - '' ''); ta=$(window_telemetry)
+  rp=$(victim_run s-gemm victim aggressor '' '' gemm-only); tp=$(window_telemetry)
+  iso_row "sliced victim alone (before the GEMM-only pair)" "$ra" - "$ta"
+  iso_row "sliced victim + sliced aggressor, GEMMs only (no copies)" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
+  ra=$(victim_run u-alone none - '' ''); ta=$(window_telemetry)
+  rp=$(victim_run u-pair none none '' ''); tp=$(window_telemetry)
+  iso_row "unsliced victim alone" "$ra" - "$ta"
+  iso_row "unsliced victim + unsliced aggressor" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
+  ra=$(victim_run m-alone none - CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12 ''); ta=$(window_telemetry)
+  rp=$(victim_run m-pair none none CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=88); tp=$(window_telemetry)
+  iso_row "MPS 12% victim alone" "$ra" - "$ta"
+  iso_row "MPS 12% victim + 88% aggressor" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
 }
 
 part_isolation() {
@@ -296,18 +316,8 @@ part_isolation() {
     iso_row "run $i: sliced victim (16 SMs) alone" "$ra" - "$ta"
     iso_row "run $i: sliced victim + sliced aggressor (116 SMs)" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
   done
-  ra=$(victim_run s-alone victim - '' ''); ta=$(window_telemetry)
-  rp=$(victim_run s-gemm victim aggressor '' '' gemm-only); tp=$(window_telemetry)
-  iso_row "sliced victim alone (before the GEMM-only pair)" "$ra" - "$ta"
-  iso_row "sliced victim + sliced aggressor, GEMMs only (no copies)" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
-  ra=$(victim_run u-alone none - '' ''); ta=$(window_telemetry)
-  rp=$(victim_run u-pair none none '' ''); tp=$(window_telemetry)
-  iso_row "unsliced victim alone" "$ra" - "$ta"
-  iso_row "unsliced victim + unsliced aggressor" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
-  ra=$(victim_run m-alone none - CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12 ''); ta=$(window_telemetry)
-  rp=$(victim_run m-pair none none CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=12 CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=88); tp=$(window_telemetry)
-  iso_row "MPS 12% victim alone" "$ra" - "$ta"
-  iso_row "MPS 12% victim + 88% aggressor" "$rp" "$(ratio "$(field "$rp" p99_us)" "$(field "$ra" p99_us)")" "$tp"
+  # The unsliced and MPS-percentage pairs (and the GEMM-only one) unless ISOLATION_EXTRAS=0.
+  [ "${ISOLATION_EXTRAS:-1}" = 0 ] || isolation_extras
   telemetry_stop
   note ""
   python3 - "$work/iso-pairs" <<'PY' | tee -a "$md"
