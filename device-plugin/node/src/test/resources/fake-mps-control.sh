@@ -12,6 +12,9 @@ pidfile="$CUDA_MPS_PIPE_DIRECTORY/fake-daemon.pid"
 if [ "$1" = "-f" ]; then
   # The pid file last: tests wait for it, then read the rest.
   echo "$CUDA_VISIBLE_DEVICES" > "$CUDA_MPS_PIPE_DIRECTORY/fake-daemon.gpu"
+  # A daemon that takes a while to make its control pipe: fake-mps-start-delay (seconds).
+  delay_file="$(dirname "$0")/fake-mps-start-delay"
+  if [ -f "$delay_file" ]; then sleep "$(cat "$delay_file")"; fi
   : > "$CUDA_MPS_PIPE_DIRECTORY/control"
   echo $$ > "$pidfile.tmp" && mv "$pidfile.tmp" "$pidfile"
   exec sleep 600

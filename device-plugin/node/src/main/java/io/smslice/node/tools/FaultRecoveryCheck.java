@@ -126,7 +126,7 @@ public final class FaultRecoveryCheck implements AutoCloseable {
     ClientFaultRecovery faults = null;
     try {
       mps.start(gpu.uuid());
-      awaitControlPipe(mps.pipeDirectory(gpu.uuid()));
+      mps.awaitReady(gpu.uuid(), Duration.ofSeconds(15));
       agent = Agent.start(TransparentVerification.options(work), null, backend, mps);
       health =
           new GpuHealthMonitor(
@@ -207,16 +207,6 @@ public final class FaultRecoveryCheck implements AutoCloseable {
               mps.pid(gpu.uuid()),
               epoch(Instant.now())));
       logged = last;
-    }
-  }
-
-  private static void awaitControlPipe(Path pipe) throws InterruptedException {
-    Instant deadline = Instant.now().plusSeconds(15);
-    while (!Files.exists(pipe.resolve("control")) && Instant.now().isBefore(deadline)) {
-      Thread.sleep(50);
-    }
-    if (!Files.exists(pipe.resolve("control"))) {
-      throw new IllegalStateException("the MPS control daemon made no " + pipe.resolve("control"));
     }
   }
 
