@@ -3,7 +3,8 @@
 Nothing here knows about smslice: the script runs it with or without the interposer preloaded.
 Each command prints one line of key=value results.
   gemm-conv          bf16 GEMM TFLOP/s, ResNet-18 (cuDNN) fp16 inference, distinct SMs
-  victim N           latency of a small cuDNN conv block, N timed inferences
+  victim N           latency of a small cuDNN conv block, N timed inferences (its cuDNN
+                     algorithm timed per process unless VICTIM_CUDNN_BENCHMARK=0)
   aggressor STOP [gemm-only]  bf16 GEMMs (and 2 GiB device copies) until the file STOP exists
   serve LOG          inferences until CUDA fails or LOG.stop exists; timestamps in LOG
   fault              a kernel that writes to an illegal address
@@ -61,7 +62,9 @@ def gemm_conv():
 
 
 def conv_block():
-    torch.backends.cudnn.benchmark = True
+    # VICTIM_CUDNN_BENCHMARK=0 keeps cuDNN's heuristic choice instead of timing the algorithms in
+    # each process (a timed choice can differ from process to process).
+    torch.backends.cudnn.benchmark = os.environ.get("VICTIM_CUDNN_BENCHMARK", "1") != "0"
     model = torch.nn.Sequential(
         torch.nn.Conv2d(64, 64, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(64, 64, 3, padding=1)
     ).cuda().half().eval()
@@ -96,7 +99,7 @@ def aggressor(stop, gemm_only=False):
             dst.copy_(src)
         torch.cuda.synchronize()
         steps += 1
-    print(f"aggressor_steps={steps}", flush=True)
+    print(f"aggressor_steps={steps} distinct_sms={distinct_sms()}", flush=True)
 
 
 def serve(log):

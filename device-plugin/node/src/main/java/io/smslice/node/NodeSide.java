@@ -276,7 +276,8 @@ public final class NodeSide implements AutoCloseable {
     TransparentMetrics.register(metrics, claims, nvml);
 
     ClientFaultRecovery faults =
-        new ClientFaultRecovery(
+        ClientFaultRecovery.watching(
+            health,
             mpsGpus::contains,
             nvml,
             config.paths().proc(),
@@ -284,10 +285,7 @@ public final class NodeSide implements AutoCloseable {
             new ClientFaultEvents(client, nodeName, cluster, claims),
             workers,
             metrics,
-            timings.faultRecovery(),
-            Duration.ofMillis(100),
-            Clock.systemUTC());
-    health.addApplicationFaultListener(faults::onXid);
+            timings.faultRecovery());
 
     AllocationResolver resolver =
         new AllocationResolver(

@@ -55,7 +55,7 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
   }
 
   /** The agent's workers, as the node's client-fault recovery stops and starts them. */
-  static ClientFaultRecovery.Workers workers(Agent agent) {
+  public static ClientFaultRecovery.Workers workers(Agent agent) {
     return new ClientFaultRecovery.Workers() {
       @Override
       public void stop(String gpuUuid) {

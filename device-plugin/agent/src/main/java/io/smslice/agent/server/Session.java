@@ -24,6 +24,10 @@ import java.util.ArrayDeque;
 final class Session {
   private static final System.Logger LOG = System.getLogger(Session.class.getName());
 
+  /** A MessageFormat pattern: an apostrophe is written twice, or it quotes what follows. */
+  static final String PIN_FAILED =
+      "claim {0}: cannot pin the session''s shared memory ({1}); copies will be slower";
+
   final long id;
   final SessionMemory memory;
   final Runnable disconnect;
@@ -70,11 +74,7 @@ final class Session {
         throw e;
       }
       // Copies still work from pageable memory, only slower: serve, and say so.
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "claim {0}: cannot pin the session's shared memory ({1}); copies will be slower",
-          claim,
-          e.getMessage());
+      LOG.log(System.Logger.Level.WARNING, PIN_FAILED, claim, e.getMessage());
     }
     return new Session(id, runtime, memory, disconnect);
   }

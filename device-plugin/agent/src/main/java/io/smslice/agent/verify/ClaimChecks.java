@@ -110,7 +110,7 @@ final class ClaimChecks {
     Kernel spin = victim.kernel(victim.loadModule(kernels), "spin");
     Samples alone = victimLatency(victim, stream, spin);
     AtomicBoolean running = new AtomicBoolean(true);
-    Thread load = Thread.ofPlatform().start(() -> saturate(aggressor, running));
+    Thread load = Thread.ofPlatform().start(() -> saturate(aggressor, kernels, running));
     Thread.sleep(200);
     Samples loaded = victimLatency(victim, stream, spin);
     running.set(false);
@@ -129,7 +129,8 @@ final class ClaimChecks {
         ratio <= 1.05);
   }
 
-  private Samples victimLatency(SmsliceClient victim, Stream stream, Kernel spin) {
+  /** Launch+sync latency of a small spin kernel: 16 blocks, about 130 us of work. */
+  static Samples victimLatency(SmsliceClient victim, Stream stream, Kernel spin) {
     // Warm up: a freshly started worker JVM is still compiling its hot path.
     for (int i = 0; i < WARMUP; i++) {
       victim.launch(spin, stream, 16, 256, Arg.i64(VICTIM_CYCLES));
@@ -145,7 +146,8 @@ final class ClaimChecks {
     return samples;
   }
 
-  private void saturate(SmsliceClient aggressor, AtomicBoolean running) {
+  /** Keeps every SM of the claim busy with spin kernels until running turns false. */
+  static void saturate(SmsliceClient aggressor, byte[] kernels, AtomicBoolean running) {
     Stream stream = aggressor.createStream();
     Kernel spin = aggressor.kernel(aggressor.loadModule(kernels), "spin");
     // Two kernels in flight so the co-tenant's SMs never go idle between launches.

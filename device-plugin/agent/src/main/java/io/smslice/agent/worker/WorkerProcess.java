@@ -150,6 +150,7 @@ public final class WorkerProcess implements AutoCloseable {
     try {
       String line = lines.poll(Math.max(0, timeout.toNanos()), TimeUnit.NANOSECONDS);
       if (EOF.equals(line)) {
+        lines.add(EOF); // every later request fails at once too, not after its timeout
         throw new IOException("worker exited");
       }
       return line;

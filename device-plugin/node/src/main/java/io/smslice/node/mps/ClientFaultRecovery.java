@@ -1,6 +1,7 @@
 package io.smslice.node.mps;
 
 import io.smslice.gpu.MpsServers;
+import io.smslice.node.health.GpuHealthMonitor;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.nvml.GpuProcess;
 import io.smslice.node.nvml.Nvml;
@@ -11,7 +12,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -69,8 +72,19 @@ public final class ClientFaultRecovery implements AutoCloseable {
   private final Duration timeout;
   private final Duration poll;
   private final Clock clock;
+
+  /**
+   * A finished recovery of one GPU.
+   *
+   * @param affected the client processes that had a context on the GPU at the fault
+   * @param result clients-exited, mps-restarted or failed
+   * @param seconds from the fault until the clients were gone (or the daemon was restarted)
+   */
+  public record Outcome(
+      long xid, Instant faultAt, List<Integer> affected, String result, double seconds) {}
+
   private final Set<String> recovering = ConcurrentHashMap.newKeySet();
-  private final Map<String, Double> lastRecoverySeconds = new ConcurrentHashMap<>();
+  private final Map<String, Outcome> lastRecovery = new ConcurrentHashMap<>();
   private final ExecutorService worker =
       Executors.newCachedThreadPool(
           Thread.ofPlatform().name("mps-fault-recovery").daemon().factory());
@@ -107,8 +121,40 @@ public final class ClientFaultRecovery implements AutoCloseable {
         "Seconds the GPU served no MPS client after the last client fault, until every client"
             + " that saw the fault had exited (or the MPS daemon was restarted).",
         () ->
-            lastRecoverySeconds.entrySet().stream()
-                .collect(Collectors.toMap(e -> "gpu=\"" + e.getKey() + "\"", Map.Entry::getValue)));
+            lastRecovery.entrySet().stream()
+                .collect(
+                    Collectors.toMap(
+                        e -> "gpu=\"" + e.getKey() + "\"", e -> e.getValue().seconds())));
+  }
+
+  /**
+   * As the node side runs it: recovers the GPUs shared through MPS from the application Xids the
+   * health monitor reports, polling NVML every 100 ms.
+   */
+  public static ClientFaultRecovery watching(
+      GpuHealthMonitor health,
+      Predicate<String> sharedThroughMps,
+      Nvml nvml,
+      Path proc,
+      MpsServers mps,
+      Notice notice,
+      Workers workers,
+      NodeMetrics metrics,
+      Duration timeout) {
+    ClientFaultRecovery faults =
+        new ClientFaultRecovery(
+            sharedThroughMps,
+            nvml,
+            proc,
+            mps,
+            notice,
+            workers,
+            metrics,
+            timeout,
+            Duration.ofMillis(100),
+            Clock.systemUTC());
+    health.addApplicationFaultListener(faults::onXid);
+    return faults;
   }
 
   /** Handles an application Xid; returns at once. */
@@ -130,8 +176,15 @@ public final class ClientFaultRecovery implements AutoCloseable {
     return recovering.contains(gpuUuid);
   }
 
+  /** The GPU's last finished recovery. */
+  public Optional<Outcome> lastRecovery(String gpuUuid) {
+    return Optional.ofNullable(lastRecovery.get(gpuUuid));
+  }
+
   private void recover(XidEvent event, Instant at, Set<Integer> affected) {
     String gpu = event.gpuUuid();
+    String result = "failed";
+    Instant done = null;
     try {
       LOG.warning(
           "Xid "
@@ -148,24 +201,23 @@ public final class ClientFaultRecovery implements AutoCloseable {
         LOG.log(Level.WARNING, "telling the claims of " + gpu + " about the fault failed", e);
       }
       boolean stopped = stopWorkers(gpu);
-      String result;
-      double seconds;
       try {
         result = awaitClients(gpu, affected);
       } finally {
-        seconds = Duration.between(at, clock.instant()).toNanos() / 1e9;
+        done = clock.instant();
         if (stopped) {
           startWorkers(gpu);
         }
       }
-      lastRecoverySeconds.put(gpu, seconds);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(Level.SEVERE, "GPU " + gpu + ": recovering from a client fault failed", e);
+    } finally {
+      double seconds = Duration.between(at, done != null ? done : clock.instant()).toNanos() / 1e9;
+      lastRecovery.put(
+          gpu, new Outcome(event.xid(), at, affected.stream().sorted().toList(), result, seconds));
       metrics.faultRecovery(gpu, result);
       LOG.warning(
           "GPU " + gpu + " after Xid " + event.xid() + ": " + result + " in " + seconds + " s");
-    } catch (IOException | RuntimeException e) {
-      metrics.faultRecovery(gpu, "failed");
-      LOG.log(Level.SEVERE, "GPU " + gpu + ": recovering from a client fault failed", e);
-    } finally {
       recovering.remove(gpu);
     }
   }
@@ -229,11 +281,16 @@ public final class ClientFaultRecovery implements AutoCloseable {
     return now;
   }
 
-  /** Pids with a context on the GPU, without the MPS server (it stays across a client fault). */
+  /**
+   * Pids with a context on the GPU, without the MPS server (it stays across a client fault) and
+   * without this process: the node's agent keeps the GPU's primary context, outside MPS (the node
+   * runs without the MPS pipe), so it never sees a client's fault and never exits for one.
+   */
   private Set<Integer> clients(String gpu) {
+    long self = ProcessHandle.current().pid();
     return nvml.computeProcesses(gpu).stream()
         .map(GpuProcess::pid)
-        .filter(pid -> !mpsServer(pid))
+        .filter(pid -> pid != self && !mpsServer(pid))
         .collect(Collectors.toCollection(java.util.HashSet::new));
   }
 

@@ -120,6 +120,40 @@ final class MpsDaemon {
   }
 
   /**
+   * Waits until the daemon has made its control pipe: a client started before that finds no daemon
+   * and runs without MPS, time-sliced beside the GPU's MPS clients instead of partitioned with
+   * them.
+   */
+  void awaitReady(Duration timeout) throws IOException {
+    Path control = pipe.resolve("control");
+    Instant deadline = Instant.now().plus(timeout);
+    while (!Files.exists(control)) {
+      if (!running()) {
+        throw new IOException(
+            "the MPS control daemon for " + gpuUuid + " exited before it made " + control);
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new IOException(
+            "the MPS control daemon for "
+                + gpuUuid
+                + " made no "
+                + control
+                + " within "
+                + timeout.toSeconds()
+                + " s (see "
+                + log
+                + ")");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException(e);
+      }
+    }
+  }
+
+  /**
    * Asks the daemon to quit (as {@code echo quit | nvidia-cuda-mps-control} does), then ends it.
    */
   void stop() {
@@ -147,8 +181,13 @@ final class MpsDaemon {
       if (!p.waitFor(5, TimeUnit.SECONDS)) {
         p.destroy();
         if (!p.waitFor(5, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
+          p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
         }
+      }
+      // A daemon that did not quit cleanly leaves its socket; the next one's readiness must not
+      // be read from it.
+      if (!p.isAlive()) {
+        Files.deleteIfExists(pipe.resolve("control"));
       }
     } catch (IOException e) {
       LOG.log(Level.WARNING, "quit command for " + gpuUuid + " failed; terminating the daemon", e);

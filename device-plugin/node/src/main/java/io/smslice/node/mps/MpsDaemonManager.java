@@ -4,6 +4,7 @@ import io.smslice.gpu.MpsServers;
 import io.smslice.node.metrics.NodeMetrics;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +17,7 @@ import java.util.function.Function;
  * mps/<gpu-uuid>/pipe} and {@code .../log}.
  */
 public final class MpsDaemonManager implements MpsServers, AutoCloseable {
+  private static final Duration READY_TIMEOUT = Duration.ofSeconds(15);
   private final List<String> command;
   private final Function<String, Path> directoryOf;
   private final NodeMetrics metrics;
@@ -71,6 +73,7 @@ public final class MpsDaemonManager implements MpsServers, AutoCloseable {
     return d != null ? d.pipe() : directoryOf.apply(gpuUuid).resolve("pipe");
   }
 
+  /** Stops and starts the GPU's daemon; returns once the new one takes clients. */
   @Override
   public void restart(String gpuUuid) throws IOException {
     MpsDaemon d = daemons.get(gpuUuid);
@@ -79,6 +82,16 @@ public final class MpsDaemonManager implements MpsServers, AutoCloseable {
     }
     d.stop();
     d.start();
+    d.awaitReady(READY_TIMEOUT);
+  }
+
+  /** Waits until the GPU's daemon takes clients (its control pipe exists). */
+  public void awaitReady(String gpuUuid, Duration timeout) throws IOException {
+    MpsDaemon d = daemons.get(gpuUuid);
+    if (d == null) {
+      throw new IllegalArgumentException("no MPS daemon is managed for GPU " + gpuUuid);
+    }
+    d.awaitReady(timeout);
   }
 
   @Override

@@ -150,6 +150,22 @@ class ClientFaultRecoveryTest {
   }
 
   @Test
+  void theNodesOwnContextOutsideMpsIsNoClientThatMustExit() throws Exception {
+    int self = (int) ProcessHandle.current().pid();
+    comm(self, "java");
+    nvml.setProcesses(
+        GPU, List.of(new GpuProcess(SERVER, 1), new GpuProcess(self, 1), new GpuProcess(801, 1)));
+    recovery.onXid(new XidEvent(GPU, 31));
+    await(() -> notices.size() == 1);
+    nvml.setProcesses(GPU, List.of(new GpuProcess(SERVER, 1), new GpuProcess(self, 1)));
+    await(() -> !recovery.recovering(GPU));
+
+    assertThat(restarts).isEmpty();
+    assertThat(recovery.lastRecovery(GPU).orElseThrow().result()).isEqualTo("clients-exited");
+    assertThat(recovery.lastRecovery(GPU).orElseThrow().affected()).containsExactly(801);
+  }
+
+  @Test
   void aClientThatKeepsRunningAfterTheFaultGetsTheMpsDaemonRestarted() throws Exception {
     nvml.setProcesses(GPU, List.of(new GpuProcess(SERVER, 1), new GpuProcess(801, 1)));
     recovery.onXid(new XidEvent(GPU, 31));

@@ -55,6 +55,24 @@ class MpsDaemonManagerTest {
     }
   }
 
+  @Test
+  void restartReturnsOnceTheNewDaemonTakesClients() throws Exception {
+    NodeFixture fixture = new NodeFixture(tmp);
+    List<String> command = fixture.config.mpsControlCommand();
+    try (MpsDaemonManager manager =
+        new MpsDaemonManager(command, tmp.resolve("mps")::resolve, new NodeMetrics())) {
+      manager.start(GPU);
+      manager.awaitReady(GPU, Duration.ofSeconds(10));
+      Path control = manager.pipeDirectory(GPU).resolve("control");
+      assertThat(control).exists();
+
+      // The next daemon makes its pipe only after a second: workers started before would miss it.
+      Files.writeString(Path.of(command.getFirst()).resolveSibling("fake-mps-start-delay"), "1");
+      manager.restart(GPU);
+      assertThat(control).exists();
+    }
+  }
+
   private static void await(BooleanSupplier condition) throws InterruptedException {
     Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
     while (!condition.getAsBoolean()) {
