@@ -7,6 +7,7 @@ import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Isolation;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.examples.workload.LatencyStats;
+import io.smslice.gpu.GpuBackend;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -43,6 +44,12 @@ public final class Demo {
 
   /** Each workload's statistics when the simulated GPUs' slicing was turned off; null before. */
   private volatile Map<String, LatencyStats.Snapshot> atWhatIf;
+
+  /** The PyTorch ensemble's votes and voter reports (--gpu). */
+  private final EnsembleVotes ensemble = new EnsembleVotes();
+
+  /** Example folders --gpu left out because the GPUs have no room for them. */
+  private List<String> leftOut = List.of();
 
   Demo(DemoOptions options, PrintStream out) {
     this.options = options;
@@ -110,7 +117,7 @@ public final class Demo {
 
   private DemoReport execute(Path work, Deque<AutoCloseable> open) throws Exception {
     Path repo = options.repository();
-    Progress progress = new Progress(out, 7);
+    Progress progress = new Progress(out, options.gpu() ? 8 : 7);
     DemoLogging.toFile(work.resolve("demo.log"));
     out.println("smslice demo: work directory " + work + " (logs: demo.log, operator.log)");
 
@@ -129,19 +136,52 @@ public final class Demo {
     RunningWorkloads workloads = new RunningWorkloads();
     int voterPort = freePort();
     Path pluginDir = work.resolve("kubelet/device-plugins");
+    InProcessRuntime threads = new InProcessRuntime(workloads, stopping::get, log::add, voterPort);
+    Files.createDirectories(work.resolve("pods"));
+    ProcessRuntime processes =
+        new ProcessRuntime(
+            repo,
+            options.python(),
+            work.resolve("pods"),
+            workloads,
+            stopping::get,
+            log::add,
+            ensemble);
+    open.push(processes);
     DemoKubelet kubelet =
         new DemoKubelet(
             client,
             NODE,
             pluginDir,
-            new InProcessRuntime(workloads, stopping::get, log::add, voterPort),
+            launch ->
+                ProcessRuntime.runs(launch.container())
+                    ? processes.start(launch)
+                    : threads.start(launch),
             log::add);
     kubelet.start();
     open.push(kubelet);
     progress.done(pluginDir.resolve("kubelet.sock").toString());
 
-    progress.begin("starting the node side (GPU discovery, agent, device plugins, SliceNode)");
-    DemoNode node = DemoNode.start(NODE, work, client, options.backend());
+    GpuBackend backend;
+    if (options.gpu()) {
+      progress.begin("checking what --gpu needs (a GPU, the interposer, MPS, PyTorch with CUDA)");
+      backend = DemoNode.openBackend(options);
+      try {
+        String found = GpuPrerequisites.check(options);
+        progress.done(backend.devices().size() + " GPU(s), " + found);
+      } catch (RuntimeException e) {
+        backend.close();
+        throw e;
+      }
+    } else {
+      backend = DemoNode.openBackend(options);
+    }
+    progress.begin(
+        options.gpu()
+            ? "starting the node side (GPU discovery, MPS daemon, agent in worker mode, device"
+                + " plugins, SliceNode)"
+            : "starting the node side (GPU discovery, agent, device plugins, SliceNode)");
+    DemoNode node = DemoNode.start(NODE, work, client, options, backend);
     open.push(node);
     node.awaitReady(client, kubelet, Duration.ofSeconds(30));
     progress.done(node.describe());
@@ -153,8 +193,18 @@ public final class Demo {
 
     progress.begin("applying the claims of examples/");
     client.resources(SliceClaim.class);
-    ExampleObjects examples =
-        ExampleObjects.load(repo.resolve("examples"), client.getKubernetesSerialization());
+    ExampleObjects examples;
+    if (options.gpu()) {
+      ExampleSelection selection =
+          ExampleSelection.forGpus(
+              repo.resolve("examples"), client.getKubernetesSerialization(), node.gpus());
+      examples = selection.chosen();
+      leftOut = selection.leftOut();
+      processes.expose(examples.services());
+      ensemble.expect(examples.pods());
+    } else {
+      examples = ExampleObjects.load(repo.resolve("examples"), client.getKubernetesSerialization());
+    }
     ClaimHistory history = new ClaimHistory(client);
     open.push(history);
     for (SliceClaim claim : examples.claims()) {
@@ -162,6 +212,7 @@ public final class Demo {
       client.resource(claim).create();
     }
     progress.done(examples.claims().size() + " claims");
+    leftOut.forEach(l -> progress.note("left out (no room on this machine's GPUs): " + l));
 
     open.push(new StandInScheduler(client, NAMESPACE, NODE));
     progress.begin("creating the pods (the demo calls the operator's webhook for the API server)");
@@ -257,7 +308,7 @@ public final class Demo {
                 t);
       }
       if (!options.headless() || frame % 5 == 0) {
-        String screen = table.render(t, event + recentLog());
+        String screen = table.render(t, event + ensembleSection() + recentLog());
         out.print(options.headless() ? screen + System.lineSeparator() : "\033[H\033[2J" + screen);
         out.flush();
       }
@@ -272,6 +323,11 @@ public final class Demo {
     }
     out.print(table.render((System.nanoTime() - start) / 1e9, "stopped" + recentLog()));
     return launchesBeforeResize;
+  }
+
+  private String ensembleSection() {
+    String section = ensemble.render();
+    return section.isEmpty() ? "" : System.lineSeparator() + section;
   }
 
   private String recentLog() {
@@ -327,14 +383,17 @@ public final class Demo {
       LatencyStats.Snapshot s = e.stats.snapshot();
       snapshots.put(e.pod, s);
       states.put(e.pod, e.state);
-      if (!e.kind.equals("-") && s.launches() == 0) {
+      // The PyTorch processes' launches are judged by the ensemble's checks below.
+      if (!e.kind.equals("-") && !e.kind.endsWith(".py") && s.launches() == 0) {
         problems.add("workload " + e.pod + " completed no launches: " + e.state);
       }
     }
+    problems.addAll(ensemble.problems());
     List<ClaimHistory.Step> resized = history.of(RESIZED_CLAIM);
-    if (launchesBeforeResize < 0) {
+    boolean resizes = steps.containsKey(RESIZED_CLAIM); // --gpu may leave the example out
+    if (resizes && launchesBeforeResize < 0) {
       problems.add("the resize was never requested (the " + RESIZED_CLAIM + " workload never ran)");
-    } else {
+    } else if (resizes) {
       if (resized.stream().noneMatch(x -> x.phase().equals("Resizing"))) {
         problems.add("claim " + RESIZED_CLAIM + " never showed Resizing: " + resized);
       }
@@ -384,14 +443,22 @@ public final class Demo {
                     s.deadlineMisses(),
                     report.workloadStates().get(pod)));
     report.deadlines().forEach(line -> out.println("  " + line));
+    ensemble.summary().forEach(line -> out.println("  " + line));
+    leftOut.forEach(line -> out.println("  left out (no room on this machine's GPUs): " + line));
     if (report.backend().equals("simulated")) {
       out.println(
           "  (SIMULATED: GPU time modelled from H200 measurements, not measured; the latencies are"
               + " wall-clock through the agent and include this host's CPU load; see docs/demo.md)");
     }
+    if (report.backend().equals("cuda") && options.gpu()) {
+      out.println(
+          "  (REAL GPU: the PyTorch models' latencies are their own, from a frame's release to its"
+              + " vote, in transparent slices under the GPU's MPS daemon; see docs/demo.md)");
+    }
     if (report.ok()) {
       out.println(
-          "all checks passed: claims bound, pods allocated, workloads launched, resize done");
+          "all checks passed: claims bound, pods allocated, workloads launched"
+              + (report.claimSteps().containsKey(RESIZED_CLAIM) ? ", resize done" : ""));
     } else {
       out.println("checks that FAILED:");
       report.problems().forEach(p -> out.println("  - " + p));
