@@ -51,6 +51,9 @@ public final class Demo {
   /** Example folders --gpu left out because the GPUs have no room for them. */
   private List<String> leftOut = List.of();
 
+  /** The processes attached to the PyTorch containers' claims (--gpu); null before the pods. */
+  private volatile AttachedTenants attached;
+
   Demo(DemoOptions options, PrintStream out) {
     this.options = options;
     this.out = out;
@@ -202,6 +205,7 @@ public final class Demo {
       leftOut = selection.leftOut();
       processes.expose(examples.services());
       ensemble.expect(examples.pods());
+      attached = new AttachedTenants(node, examples.pods());
     } else {
       examples = ExampleObjects.load(repo.resolve("examples"), client.getKubernetesSerialization());
     }
@@ -232,6 +236,7 @@ public final class Demo {
 
     long launchesBeforeResize =
         liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads, node);
+    processes.close(); // the PyTorch processes end before the node's MPS daemon is stopped
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
   }
 
@@ -307,6 +312,9 @@ public final class Demo {
                 event.isEmpty() ? "" : System.lineSeparator(),
                 t);
       }
+      if (attached != null) {
+        attached.sample();
+      }
       if (!options.headless() || frame % 5 == 0) {
         String screen = table.render(t, event + ensembleSection() + recentLog());
         out.print(options.headless() ? screen + System.lineSeparator() : "\033[H\033[2J" + screen);
@@ -327,7 +335,10 @@ public final class Demo {
 
   private String ensembleSection() {
     String section = ensemble.render();
-    return section.isEmpty() ? "" : System.lineSeparator() + section;
+    if (attached != null) {
+      section += System.lineSeparator() + attached.render();
+    }
+    return section.isBlank() ? "" : System.lineSeparator() + section;
   }
 
   private String recentLog() {
@@ -389,6 +400,9 @@ public final class Demo {
       }
     }
     problems.addAll(ensemble.problems());
+    if (attached != null) {
+      problems.addAll(attached.problems());
+    }
     List<ClaimHistory.Step> resized = history.of(RESIZED_CLAIM);
     boolean resizes = steps.containsKey(RESIZED_CLAIM); // --gpu may leave the example out
     if (resizes && launchesBeforeResize < 0) {
@@ -444,6 +458,9 @@ public final class Demo {
                     report.workloadStates().get(pod)));
     report.deadlines().forEach(line -> out.println("  " + line));
     ensemble.summary().forEach(line -> out.println("  " + line));
+    if (attached != null) {
+      attached.summary().forEach(line -> out.println("  " + line));
+    }
     leftOut.forEach(line -> out.println("  left out (no room on this machine's GPUs): " + line));
     if (report.backend().equals("simulated")) {
       out.println(

@@ -68,7 +68,7 @@ final class DemoNode implements AutoCloseable {
     Files.createDirectories(configDir);
     Files.writeString(
         configDir.resolve("default.yaml"),
-        configYaml(work, simulated, options.gpu())
+        configYaml(work, runDirectory(work, options.gpu()), simulated, options.gpu())
             + (options.gpu() ? transparentYaml(work, options) : ""));
     NodeConfig config =
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
@@ -130,7 +130,7 @@ final class DemoNode implements AutoCloseable {
     return SimulatedBackend.h200(SIMULATED_GREEN_GPUS);
   }
 
-  private static String configYaml(Path work, boolean simulated, boolean transparent) {
+  private static String configYaml(Path work, Path run, boolean simulated, boolean transparent) {
     return String.join(
         "\n",
         "version: v1",
@@ -145,11 +145,31 @@ final class DemoNode implements AutoCloseable {
         simulated ? "  overrides: [{match: " + MIG_GPU_UUID + ", mode: mig}]" : "  overrides: []",
         "paths:",
         "  devicePlugins: " + work.resolve("kubelet/device-plugins"),
-        "  run: " + work.resolve("run"),
+        "  run: " + run,
         "  state: " + work.resolve("state"),
-        "  dev: " + work.resolve("dev"),
-        "  proc: " + work.resolve("proc"),
+        // The simulated MIG GPU's capability minors are in the work directory; a real GPU's
+        // device nodes and driver files are where the node reads them.
+        "  dev: " + (simulated ? work.resolve("dev") : "/dev"),
+        "  proc: " + (simulated ? work.resolve("proc") : "/proc"),
         "");
+  }
+
+  /**
+   * The run directory (claim sockets, MPS pipes and logs). With MPS its path must stay short: the
+   * MPS daemon's sockets in {@code mps/<gpu-uuid>/pipe} must fit a Unix socket path (107 bytes),
+   * which the demo's temporary work directory, with its long random name, leaves too little room
+   * for; the work directory then links to it as run.
+   */
+  private static Path runDirectory(Path work, boolean transparent) throws IOException {
+    if (!transparent) {
+      return work.resolve("run");
+    }
+    Path run =
+        Path.of(
+            System.getProperty("java.io.tmpdir"), "smslice-run-" + ProcessHandle.current().pid());
+    Files.createDirectories(run);
+    Files.createSymbolicLink(work.resolve("run"), run);
+    return run;
   }
 
   /**
@@ -219,6 +239,13 @@ final class DemoNode implements AutoCloseable {
   /** The GPUs the node side serves, as it discovered them. */
   List<DiscoveredGpu> gpus() {
     return side.gpus();
+  }
+
+  /** The processes attached to a transparent claim now, as "command pid N (host pid M)". */
+  List<String> attached(String namespace, String claim) {
+    return node.agent().transparentProcesses(namespace + "/" + claim).stream()
+        .map(p -> p.command() + " pid " + p.pid() + " (host pid " + p.hostPid() + ")")
+        .toList();
   }
 
   boolean offersMig() {
