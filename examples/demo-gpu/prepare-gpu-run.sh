@@ -55,7 +55,7 @@ python3 "$here/stored_jars.py" "${pairs[@]}"
 
 mkdir -p "$bundle"
 rm -f "$bundle/demo-gpu.tar.xz"
-tar -C "$stage" -cf - . | xz -9e -T2 > "$bundle/demo-gpu.tar.xz"
+tar -C "$stage" -cf - . | xz -9 -T2 > "$bundle/demo-gpu.tar.xz"
 cp "$here/run-on-gpu.sh" "$bundle/"
 echo "unpacked: $(du -sh "$stage" | cut -f1); bundle:"
 du -ab "$bundle" | sort -n | awk '{printf "%10.1f MiB  %s\n", $1 / 1048576, $2}'

@@ -30,7 +30,7 @@ cat "$out/machine.txt"
 before=$(ls -d /tmp/smslice-demo-* 2>/dev/null)
 ( sleep $((seconds / 2 + 45)); nvidia-smi > "$out/nvidia-smi-during.txt" 2>&1 ) &
 snapshot=$!
-(cd "$dest" && JAVA_HOME="$dest/jre" timeout $((seconds + 240)) ./demo --gpu --headless \
+(cd "$dest" && JAVA_HOME="$dest/jre" timeout $((seconds + 180)) ./demo --gpu --headless \
   --seconds="$seconds") > "$out/demo-output.txt" 2>&1
 rc=$?
 echo "(exit $rc)" >> "$out/demo-output.txt"
