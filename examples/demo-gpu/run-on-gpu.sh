@@ -28,7 +28,7 @@ export PATH=/usr/local/nvidia/bin:/usr/local/cuda/bin:$PATH
 } > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 before=$(ls -d /tmp/smslice-demo-* 2>/dev/null)
-( sleep $((seconds / 2 + 45)); nvidia-smi > "$out/nvidia-smi-during.txt" 2>&1 ) &
+( sleep $((seconds / 2 + 15)); nvidia-smi > "$out/nvidia-smi-during.txt" 2>&1 ) &
 snapshot=$!
 (cd "$dest" && JAVA_HOME="$dest/jre" timeout $((seconds + 180)) ./demo --gpu --headless \
   --seconds="$seconds") > "$out/demo-output.txt" 2>&1

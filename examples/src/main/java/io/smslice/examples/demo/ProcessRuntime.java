@@ -19,6 +19,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -70,6 +72,7 @@ final class ProcessRuntime implements ContainerRuntime, AutoCloseable {
   private final Listener listener;
   private final List<Exposed> exposed = new CopyOnWriteArrayList<>();
   private final List<Process> processes = new CopyOnWriteArrayList<>();
+  private final Set<Process> terminated = ConcurrentHashMap.newKeySet();
 
   ProcessRuntime(
       Path repository,
@@ -232,9 +235,14 @@ final class ProcessRuntime implements ContainerRuntime, AutoCloseable {
     }
   }
 
-  /** SIGTERM, as the kubelet stops a container, then SIGKILL after a grace period. */
-  private static void stop(Process process) throws InterruptedException {
-    process.destroy();
+  /**
+   * SIGTERM, as the kubelet stops a container, then SIGKILL after a grace period. Only one SIGTERM:
+   * a second one, arriving while Python shuts down, would kill it before it finishes cleanly.
+   */
+  private void stop(Process process) throws InterruptedException {
+    if (terminated.add(process)) {
+      process.destroy();
+    }
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
     }
