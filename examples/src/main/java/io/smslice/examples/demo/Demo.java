@@ -225,7 +225,7 @@ public final class Demo {
     for (Pod pod : examples.pods()) {
       createPod(client, admission, pod);
       if (options.gpu()) {
-        awaitAdmission(client, kubelet, pod, Duration.ofSeconds(60));
+        kubelet.awaitAdmission(pod, Duration.ofSeconds(60));
       }
     }
     progress.done(examples.pods().size() + " pods");
@@ -241,34 +241,6 @@ public final class Demo {
         liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads, node);
     processes.close(); // the PyTorch processes end before the node's MPS daemon is stopped
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
-  }
-
-  /**
-   * Waits until the kubelet has admitted a claimed pod (allocated its devices, or failed it). The
-   * device plugin infers the pod of an Allocate from the node's waiting pods, oldest first and by
-   * name within one second (docs/node.md: a known limit while Allocate names no pod). The PyTorch
-   * ensemble's three 24-SM pods are created within one second, their names sort otherwise than
-   * their claims bind, and on the H200 machine a model's Allocate was inferred for another model's
-   * pod bound a moment later: two pods got each other's claims and the third none. With --gpu the
-   * demo therefore creates the next pod only once the kubelet admitted the last one.
-   */
-  private static void awaitAdmission(
-      KubernetesClient client, DemoKubelet kubelet, Pod pod, Duration timeout)
-      throws InterruptedException {
-    var annotations = pod.getMetadata().getAnnotations();
-    if (annotations == null || !annotations.containsKey(SmsliceApi.CLAIM_ANNOTATION)) {
-      return;
-    }
-    String name = pod.getMetadata().getName();
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline
-        && !kubelet.allocations().containsKey(NAMESPACE + "/" + name)) {
-      Pod now = client.pods().inNamespace(NAMESPACE).withName(name).get();
-      if (now != null && now.getStatus() != null && "Failed".equals(now.getStatus().getPhase())) {
-        return;
-      }
-      Thread.sleep(100);
-    }
   }
 
   /** Creates a pod as the API server would: admission first, then storage. */
