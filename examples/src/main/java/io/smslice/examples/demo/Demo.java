@@ -446,6 +446,9 @@ public final class Demo {
     out.println("summary (GPU backend: " + report.backend() + ")");
     report.claimSteps().forEach((claim, steps) -> out.println("  claim " + claim + ": " + steps));
     report.allocations().forEach((pod, a) -> out.println("  allocated " + pod + ": " + a));
+    if (options.gpu()) {
+      printGpuSummary();
+    }
     report
         .workloads()
         .forEach(
@@ -460,20 +463,10 @@ public final class Demo {
                     s.deadlineMisses(),
                     report.workloadStates().get(pod)));
     report.deadlines().forEach(line -> out.println("  " + line));
-    ensemble.summary().forEach(line -> out.println("  " + line));
-    if (attached != null) {
-      attached.summary().forEach(line -> out.println("  " + line));
-    }
-    leftOut.forEach(line -> out.println("  left out (no room on this machine's GPUs): " + line));
     if (report.backend().equals("simulated")) {
       out.println(
           "  (SIMULATED: GPU time modelled from H200 measurements, not measured; the latencies are"
               + " wall-clock through the agent and include this host's CPU load; see docs/demo.md)");
-    }
-    if (report.backend().equals("cuda") && options.gpu()) {
-      out.println(
-          "  (REAL GPU: the PyTorch models' latencies are their own, from a frame's release to its"
-              + " vote, in transparent slices under the GPU's MPS daemon; see docs/demo.md)");
     }
     if (report.ok()) {
       out.println(
@@ -483,6 +476,18 @@ public final class Demo {
       out.println("checks that FAILED:");
       report.problems().forEach(p -> out.println("  - " + p));
     }
+  }
+
+  /** What --gpu adds: the PyTorch voter's blocks, the attached processes, what was left out. */
+  private void printGpuSummary() {
+    out.println(
+        "  (REAL GPU: the PyTorch models' latencies are their own, from a frame's release to its"
+            + " vote, in transparent slices under the GPU's MPS daemon; see docs/demo.md)");
+    ensemble.summary().forEach(line -> out.println("  " + line));
+    if (attached != null) {
+      attached.summary().forEach(line -> out.println("  " + line));
+    }
+    leftOut.forEach(line -> out.println("  left out (no room on this machine's GPUs): " + line));
   }
 
   private static Path operatorJar(Path repo) {
