@@ -13,7 +13,20 @@ interface ContainerRuntime {
   record HostMount(String containerPath, Path hostPath, boolean readOnly) {}
 
   /** Everything the runtime needs: the pod, the container, and what Allocate said to add. */
-  record Launch(Pod pod, Container container, Map<String, String> envs, List<HostMount> mounts) {}
+  record Launch(Pod pod, Container container, Map<String, String> envs, List<HostMount> mounts) {
+    /**
+     * A path as the container would see it, mapped back to the host path it comes from (there is no
+     * container); a value inside no mount is returned as it is.
+     */
+    String hostPath(String value) {
+      for (HostMount m : mounts) {
+        if (value.equals(m.containerPath()) || value.startsWith(m.containerPath() + "/")) {
+          return m.hostPath() + value.substring(m.containerPath().length());
+        }
+      }
+      return value;
+    }
+  }
 
   /** A started container. */
   interface Exit {

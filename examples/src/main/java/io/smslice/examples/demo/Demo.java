@@ -7,6 +7,7 @@ import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Isolation;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.examples.workload.LatencyStats;
+import io.smslice.gpu.GpuBackend;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.ServerSocket;
@@ -43,6 +44,15 @@ public final class Demo {
 
   /** Each workload's statistics when the simulated GPUs' slicing was turned off; null before. */
   private volatile Map<String, LatencyStats.Snapshot> atWhatIf;
+
+  /** The PyTorch ensemble's votes and voter reports (--gpu). */
+  private final EnsembleVotes ensemble = new EnsembleVotes();
+
+  /** Example folders --gpu left out because the GPUs have no room for them. */
+  private List<String> leftOut = List.of();
+
+  /** The processes attached to the PyTorch containers' claims (--gpu); null before the pods. */
+  private volatile AttachedTenants attached;
 
   Demo(DemoOptions options, PrintStream out) {
     this.options = options;
@@ -110,7 +120,7 @@ public final class Demo {
 
   private DemoReport execute(Path work, Deque<AutoCloseable> open) throws Exception {
     Path repo = options.repository();
-    Progress progress = new Progress(out, 7);
+    Progress progress = new Progress(out, options.gpu() ? 8 : 7);
     DemoLogging.toFile(work.resolve("demo.log"));
     out.println("smslice demo: work directory " + work + " (logs: demo.log, operator.log)");
 
@@ -129,19 +139,52 @@ public final class Demo {
     RunningWorkloads workloads = new RunningWorkloads();
     int voterPort = freePort();
     Path pluginDir = work.resolve("kubelet/device-plugins");
+    InProcessRuntime threads = new InProcessRuntime(workloads, stopping::get, log::add, voterPort);
+    Files.createDirectories(work.resolve("pods"));
+    ProcessRuntime processes =
+        new ProcessRuntime(
+            repo,
+            options.python(),
+            work.resolve("pods"),
+            workloads,
+            stopping::get,
+            log::add,
+            ensemble);
+    open.push(processes);
     DemoKubelet kubelet =
         new DemoKubelet(
             client,
             NODE,
             pluginDir,
-            new InProcessRuntime(workloads, stopping::get, log::add, voterPort),
+            launch ->
+                ProcessRuntime.runs(launch.container())
+                    ? processes.start(launch)
+                    : threads.start(launch),
             log::add);
     kubelet.start();
     open.push(kubelet);
     progress.done(pluginDir.resolve("kubelet.sock").toString());
 
-    progress.begin("starting the node side (GPU discovery, agent, device plugins, SliceNode)");
-    DemoNode node = DemoNode.start(NODE, work, client, options.backend());
+    GpuBackend backend;
+    if (options.gpu()) {
+      progress.begin("checking what --gpu needs (a GPU, the interposer, MPS, PyTorch with CUDA)");
+      backend = DemoNode.openBackend(options);
+      try {
+        String found = GpuPrerequisites.check(options);
+        progress.done(backend.devices().size() + " GPU(s), " + found);
+      } catch (RuntimeException e) {
+        backend.close();
+        throw e;
+      }
+    } else {
+      backend = DemoNode.openBackend(options);
+    }
+    progress.begin(
+        options.gpu()
+            ? "starting the node side (GPU discovery, MPS daemon, agent in worker mode, device"
+                + " plugins, SliceNode)"
+            : "starting the node side (GPU discovery, agent, device plugins, SliceNode)");
+    DemoNode node = DemoNode.start(NODE, work, client, options, backend);
     open.push(node);
     node.awaitReady(client, kubelet, Duration.ofSeconds(30));
     progress.done(node.describe());
@@ -153,8 +196,19 @@ public final class Demo {
 
     progress.begin("applying the claims of examples/");
     client.resources(SliceClaim.class);
-    ExampleObjects examples =
-        ExampleObjects.load(repo.resolve("examples"), client.getKubernetesSerialization());
+    ExampleObjects examples;
+    if (options.gpu()) {
+      ExampleSelection selection =
+          ExampleSelection.forGpus(
+              repo.resolve("examples"), client.getKubernetesSerialization(), node.gpus());
+      examples = selection.chosen();
+      leftOut = selection.leftOut();
+      processes.expose(examples.services());
+      ensemble.expect(examples.pods());
+      attached = new AttachedTenants(node, examples.pods());
+    } else {
+      examples = ExampleObjects.load(repo.resolve("examples"), client.getKubernetesSerialization());
+    }
     ClaimHistory history = new ClaimHistory(client);
     open.push(history);
     for (SliceClaim claim : examples.claims()) {
@@ -162,6 +216,7 @@ public final class Demo {
       client.resource(claim).create();
     }
     progress.done(examples.claims().size() + " claims");
+    leftOut.forEach(l -> progress.note("left out (no room on this machine's GPUs): " + l));
 
     open.push(new StandInScheduler(client, NAMESPACE, NODE));
     progress.begin("creating the pods (the demo calls the operator's webhook for the API server)");
@@ -169,6 +224,9 @@ public final class Demo {
         new AdmissionCall(operator.webhook(), client.getKubernetesSerialization());
     for (Pod pod : examples.pods()) {
       createPod(client, admission, pod);
+      if (options.gpu()) {
+        kubelet.awaitAdmission(pod, Duration.ofSeconds(60));
+      }
     }
     progress.done(examples.pods().size() + " pods");
     progress.note(
@@ -181,6 +239,7 @@ public final class Demo {
 
     long launchesBeforeResize =
         liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads, node);
+    processes.close(); // the PyTorch processes end before the node's MPS daemon is stopped
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
   }
 
@@ -256,8 +315,11 @@ public final class Demo {
                 event.isEmpty() ? "" : System.lineSeparator(),
                 t);
       }
+      if (attached != null) {
+        attached.sample();
+      }
       if (!options.headless() || frame % 5 == 0) {
-        String screen = table.render(t, event + recentLog());
+        String screen = table.render(t, event + ensembleSection() + recentLog());
         out.print(options.headless() ? screen + System.lineSeparator() : "\033[H\033[2J" + screen);
         out.flush();
       }
@@ -272,6 +334,14 @@ public final class Demo {
     }
     out.print(table.render((System.nanoTime() - start) / 1e9, "stopped" + recentLog()));
     return launchesBeforeResize;
+  }
+
+  private String ensembleSection() {
+    String section = ensemble.render();
+    if (attached != null) {
+      section += System.lineSeparator() + attached.render();
+    }
+    return section.isBlank() ? "" : System.lineSeparator() + section;
   }
 
   private String recentLog() {
@@ -327,14 +397,20 @@ public final class Demo {
       LatencyStats.Snapshot s = e.stats.snapshot();
       snapshots.put(e.pod, s);
       states.put(e.pod, e.state);
-      if (!e.kind.equals("-") && s.launches() == 0) {
+      // The PyTorch processes' launches are judged by the ensemble's checks below.
+      if (!e.kind.equals("-") && !e.kind.endsWith(".py") && s.launches() == 0) {
         problems.add("workload " + e.pod + " completed no launches: " + e.state);
       }
     }
+    problems.addAll(ensemble.problems());
+    if (attached != null) {
+      problems.addAll(attached.problems());
+    }
     List<ClaimHistory.Step> resized = history.of(RESIZED_CLAIM);
-    if (launchesBeforeResize < 0) {
+    boolean resizes = steps.containsKey(RESIZED_CLAIM); // --gpu may leave the example out
+    if (resizes && launchesBeforeResize < 0) {
       problems.add("the resize was never requested (the " + RESIZED_CLAIM + " workload never ran)");
-    } else {
+    } else if (resizes) {
       if (resized.stream().noneMatch(x -> x.phase().equals("Resizing"))) {
         problems.add("claim " + RESIZED_CLAIM + " never showed Resizing: " + resized);
       }
@@ -370,6 +446,9 @@ public final class Demo {
     out.println("summary (GPU backend: " + report.backend() + ")");
     report.claimSteps().forEach((claim, steps) -> out.println("  claim " + claim + ": " + steps));
     report.allocations().forEach((pod, a) -> out.println("  allocated " + pod + ": " + a));
+    if (options.gpu()) {
+      printGpuSummary();
+    }
     report
         .workloads()
         .forEach(
@@ -391,11 +470,24 @@ public final class Demo {
     }
     if (report.ok()) {
       out.println(
-          "all checks passed: claims bound, pods allocated, workloads launched, resize done");
+          "all checks passed: claims bound, pods allocated, workloads launched"
+              + (report.claimSteps().containsKey(RESIZED_CLAIM) ? ", resize done" : ""));
     } else {
       out.println("checks that FAILED:");
       report.problems().forEach(p -> out.println("  - " + p));
     }
+  }
+
+  /** What --gpu adds: the PyTorch voter's blocks, the attached processes, what was left out. */
+  private void printGpuSummary() {
+    out.println(
+        "  (REAL GPU: the PyTorch models' latencies are their own, from a frame's release to its"
+            + " vote, in transparent slices under the GPU's MPS daemon; see docs/demo.md)");
+    ensemble.summary().forEach(line -> out.println("  " + line));
+    if (attached != null) {
+      attached.summary().forEach(line -> out.println("  " + line));
+    }
+    leftOut.forEach(line -> out.println("  left out (no room on this machine's GPUs): " + line));
   }
 
   private static Path operatorJar(Path repo) {

@@ -44,31 +44,81 @@ final class DemoNode implements AutoCloseable {
   private final Nvml nvml;
   private final NodeWithAgent node;
   private final NodeSide side;
+  private final boolean transparent;
 
-  private DemoNode(String nodeName, GpuBackend backend, Nvml nvml, NodeWithAgent node) {
+  private DemoNode(
+      String nodeName, GpuBackend backend, Nvml nvml, NodeWithAgent node, boolean transparent) {
     this.nodeName = nodeName;
+    this.transparent = transparent;
     this.backend = backend;
     this.nvml = nvml;
     this.node = node;
     this.side = node.side();
   }
 
-  static DemoNode start(String nodeName, Path work, KubernetesClient client, String backendName)
+  /**
+   * Starts the node side on {@code backend} (from {@link #openBackend}), which it then owns and
+   * closes.
+   */
+  static DemoNode start(
+      String nodeName, Path work, KubernetesClient client, DemoOptions options, GpuBackend backend)
       throws IOException {
-    GpuBackend backend = openBackend(backendName);
     boolean simulated = backend.simulated();
     Path configDir = work.resolve("config");
     Files.createDirectories(configDir);
-    Files.writeString(configDir.resolve("default.yaml"), configYaml(work, simulated));
+    Files.writeString(
+        configDir.resolve("default.yaml"),
+        configYaml(work, runDirectory(work, options.gpu()), simulated, options.gpu())
+            + (options.gpu() ? transparentYaml(work, options) : ""));
     NodeConfig config =
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
     Nvml nvml = simulated ? simulatedNvml(backend.devices(), work) : NativeNvml.open();
-    // In-agent mode (the demo's config) starts no MPS daemon.
     return new DemoNode(
-        nodeName, backend, nvml, NodeWithAgent.start(config, nodeName, client, backend, nvml));
+        nodeName,
+        backend,
+        nvml,
+        NodeWithAgent.start(config, nodeName, client, backend, nvml),
+        config.transparent().enabled());
   }
 
-  /** auto: the GPU when CUDA finds one, else this demo's simulated GPUs. */
+  /**
+   * The GPU backend the options ask for: with --gpu the real GPU, or a clear error (the simulated
+   * GPU cannot run PyTorch); else auto (the GPU when CUDA finds one, else this demo's simulated
+   * GPUs), cuda or simulated.
+   */
+  static GpuBackend openBackend(DemoOptions options) {
+    return options.gpu() ? gpuBackend() : openBackend(options.backend());
+  }
+
+  private static GpuBackend gpuBackend() {
+    try {
+      return Backends.open("cuda");
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(
+          "--gpu needs an NVIDIA GPU and its driver: "
+              + e.getMessage()
+              + " Run ./demo without --gpu for the simulated GPU.",
+          e);
+    }
+  }
+
+  /**
+   * Transparent slices, as a node that serves unmodified CUDA programs runs them: the agent serves
+   * claims in worker processes, every green GPU gets an MPS daemon (its pipes under the run
+   * directory), and the interposer is installed for the tenants. There is no node container, so the
+   * MPS daemons' /dev/shm is this machine's, which the tenants' processes share.
+   */
+  private static String transparentYaml(Path work, DemoOptions options) {
+    return String.join(
+        "\n",
+        "transparent:",
+        "  enabled: true",
+        "  library: " + options.interposer(),
+        "  installDirectory: " + work.resolve("interposer"),
+        "  mpsShm: /dev/shm",
+        "");
+  }
+
   private static GpuBackend openBackend(String name) {
     if (!name.equals("simulated")) {
       GpuBackend backend = Backends.open(name);
@@ -80,13 +130,14 @@ final class DemoNode implements AutoCloseable {
     return SimulatedBackend.h200(SIMULATED_GREEN_GPUS);
   }
 
-  private static String configYaml(Path work, boolean simulated) {
-    // In-agent: every claim's green context lives in the agent, so no MPS daemon is needed.
+  private static String configYaml(Path work, Path run, boolean simulated, boolean transparent) {
     return String.join(
         "\n",
         "version: v1",
         "backend: " + (simulated ? "simulated" : "cuda"),
-        "runMode: in-agent",
+        // In-agent: every claim's green context lives in the agent, so no MPS daemon is needed;
+        // transparent tenants need one, and then the agent's claims are MPS clients too.
+        "runMode: " + (transparent ? "worker" : "in-agent"),
         "heartbeatSeconds: 5",
         "metricsPort: 0",
         "gpus:",
@@ -94,11 +145,31 @@ final class DemoNode implements AutoCloseable {
         simulated ? "  overrides: [{match: " + MIG_GPU_UUID + ", mode: mig}]" : "  overrides: []",
         "paths:",
         "  devicePlugins: " + work.resolve("kubelet/device-plugins"),
-        "  run: " + work.resolve("run"),
+        "  run: " + run,
         "  state: " + work.resolve("state"),
-        "  dev: " + work.resolve("dev"),
-        "  proc: " + work.resolve("proc"),
+        // The simulated MIG GPU's capability minors are in the work directory; a real GPU's
+        // device nodes and driver files are where the node reads them.
+        "  dev: " + (simulated ? work.resolve("dev") : "/dev"),
+        "  proc: " + (simulated ? work.resolve("proc") : "/proc"),
         "");
+  }
+
+  /**
+   * The run directory (claim sockets, MPS pipes and logs). With MPS its path must stay short: the
+   * MPS daemon's sockets in {@code mps/<gpu-uuid>/pipe} must fit a Unix socket path (107 bytes),
+   * which the demo's temporary work directory, with its long random name, leaves too little room
+   * for; the work directory then links to it as run.
+   */
+  private static Path runDirectory(Path work, boolean transparent) throws IOException {
+    if (!transparent) {
+      return work.resolve("run");
+    }
+    Path run =
+        Path.of(
+            System.getProperty("java.io.tmpdir"), "smslice-run-" + ProcessHandle.current().pid());
+    Files.createDirectories(run);
+    Files.createSymbolicLink(work.resolve("run"), run);
+    return run;
   }
 
   /**
@@ -165,6 +236,18 @@ final class DemoNode implements AutoCloseable {
             + ")");
   }
 
+  /** The GPUs the node side serves, as it discovered them. */
+  List<DiscoveredGpu> gpus() {
+    return side.gpus();
+  }
+
+  /** The processes attached to a transparent claim now, as "command pid N (host pid M)". */
+  List<String> attached(String namespace, String claim) {
+    return node.agent().transparentProcesses(namespace + "/" + claim).stream()
+        .map(p -> p.command() + " pid " + p.pid() + " (host pid " + p.hostPid() + ")")
+        .toList();
+  }
+
   boolean offersMig() {
     return side.gpus().stream().anyMatch(g -> g.mode() == GpuMode.MIG);
   }
@@ -182,7 +265,10 @@ final class DemoNode implements AutoCloseable {
     return (backend.simulated()
             ? "SIMULATED GPUs: no GPU is used; kernel times are modelled from H200 measurements"
                 + " (docs/demo.md)"
-            : "GPUs (CUDA driver, real green contexts)")
+            : transparent
+                ? "GPUs (CUDA driver, real green contexts; MPS daemon and interposer for"
+                    + " unmodified programs)"
+                : "GPUs (CUDA driver, real green contexts)")
         + System.lineSeparator()
         + String.join(System.lineSeparator(), parts);
   }

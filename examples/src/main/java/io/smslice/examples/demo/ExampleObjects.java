@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -21,24 +22,33 @@ import java.util.stream.Stream;
 /**
  * The objects of examples/: claims as they are, and one pod per Deployment, Job or Pod. The demo
  * runs no ReplicaSet or Job controller, so it makes the pods their templates describe itself.
- * Services need no object here: the demo's runtime gives each pod the address it would resolve.
+ * Services are kept for the runtime, which gives each pod the address it would resolve.
  */
-record ExampleObjects(List<SliceClaim> claims, List<Pod> pods, List<String> skipped) {
+record ExampleObjects(
+    List<SliceClaim> claims, List<Pod> pods, List<Service> services, List<String> skipped) {
 
+  /** The objects of every examples/ file ending in .yaml (the PyTorch ensemble's end in .yml). */
   static ExampleObjects load(Path examples, KubernetesSerialization serialization)
       throws IOException {
+    return load(files(examples, ".yaml"), serialization);
+  }
+
+  /** The example files with this ending, outside src/ and target/, in path order. */
+  static List<Path> files(Path examples, String ending) throws IOException {
     Path root = examples.toRealPath();
-    List<Path> files;
     try (Stream<Path> walk = Files.walk(root)) {
-      files =
-          walk.filter(p -> p.toString().endsWith(".yaml"))
-              .filter(
-                  p -> !p.startsWith(root.resolve("src")) && !p.startsWith(root.resolve("target")))
-              .sorted()
-              .toList();
+      return walk.filter(p -> p.toString().endsWith(ending))
+          .filter(p -> !p.startsWith(root.resolve("src")) && !p.startsWith(root.resolve("target")))
+          .sorted()
+          .toList();
     }
+  }
+
+  static ExampleObjects load(List<Path> files, KubernetesSerialization serialization)
+      throws IOException {
     List<SliceClaim> claims = new ArrayList<>();
     List<Pod> pods = new ArrayList<>();
+    List<Service> services = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     for (Path file : files) {
       for (HasMetadata object : read(file, serialization)) {
@@ -50,13 +60,30 @@ record ExampleObjects(List<SliceClaim> claims, List<Pod> pods, List<String> skip
           case Deployment d ->
               pods.add(podOf(d.getMetadata().getName(), d.getSpec().getTemplate()));
           case Job j -> pods.add(podOf(j.getMetadata().getName(), j.getSpec().getTemplate()));
+          case Service service -> services.add(service);
           default ->
               skipped.add(
                   object.getKind() + " " + object.getMetadata().getName() + " (" + file + ")");
         }
       }
     }
-    return new ExampleObjects(List.copyOf(claims), List.copyOf(pods), List.copyOf(skipped));
+    return new ExampleObjects(
+        List.copyOf(claims), List.copyOf(pods), List.copyOf(services), List.copyOf(skipped));
+  }
+
+  /** These objects and the other's, in that order. */
+  ExampleObjects plus(ExampleObjects other) {
+    return new ExampleObjects(
+        concat(claims, other.claims),
+        concat(pods, other.pods),
+        concat(services, other.services),
+        concat(skipped, other.skipped));
+  }
+
+  private static <T> List<T> concat(List<T> a, List<T> b) {
+    List<T> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
   }
 
   private static List<HasMetadata> read(Path file, KubernetesSerialization serialization)

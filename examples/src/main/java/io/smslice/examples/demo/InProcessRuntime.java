@@ -116,19 +116,10 @@ final class InProcessRuntime implements ContainerRuntime {
     if (launch.container().getEnv() != null) {
       launch.container().getEnv().forEach(v -> env.put(v.getName(), v.getValue()));
     }
-    launch.envs().forEach((k, v) -> env.put(k, hostPath(v, launch.mounts())));
+    launch.envs().forEach((k, v) -> env.put(k, launch.hostPath(v)));
     env.computeIfPresent("VOTER_URL", (k, v) -> "http://127.0.0.1:" + voterPort);
     env.computeIfPresent("VOTER_PORT", (k, v) -> Integer.toString(voterPort));
     return env;
-  }
-
-  private static String hostPath(String value, List<HostMount> mounts) {
-    for (HostMount m : mounts) {
-      if (value.equals(m.containerPath()) || value.startsWith(m.containerPath() + "/")) {
-        return m.hostPath() + value.substring(m.containerPath().length());
-      }
-    }
-    return value;
   }
 
   private static String describe(Launch launch) {
