@@ -224,9 +224,6 @@ public final class Demo {
         new AdmissionCall(operator.webhook(), client.getKubernetesSerialization());
     for (Pod pod : examples.pods()) {
       createPod(client, admission, pod);
-      if (options.gpu()) {
-        kubelet.awaitAdmission(pod, Duration.ofSeconds(60));
-      }
     }
     progress.done(examples.pods().size() + " pods");
     progress.note(

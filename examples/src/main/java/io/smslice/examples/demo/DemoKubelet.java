@@ -16,14 +16,12 @@ import io.grpc.stub.StreamObserver;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.node.kubelet.v1beta1.Empty;
 import io.smslice.node.kubelet.v1beta1.RegisterRequest;
 import io.smslice.node.kubelet.v1beta1.RegistrationGrpc;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -114,32 +112,6 @@ final class DemoKubelet implements AutoCloseable {
   /** Per pod ("namespace/name"), the devices Allocate was called for. */
   Map<String, List<String>> allocations() {
     return Map.copyOf(allocations);
-  }
-
-  /**
-   * Waits until the kubelet has admitted a claimed pod (allocated its devices, or failed it). The
-   * device plugin infers the pod of an Allocate from the node's waiting pods, oldest first and by
-   * name within one second (docs/node.md: a known limit while Allocate names no pod). The PyTorch
-   * ensemble's three 24-SM pods are created within one second, their names sort otherwise than
-   * their claims bind, and on the H200 machine a model's Allocate was inferred for another model's
-   * pod bound a moment later: two pods got each other's claims and the third none. With --gpu the
-   * demo therefore creates the next pod only once this kubelet admitted the last one.
-   */
-  void awaitAdmission(Pod pod, Duration timeout) throws InterruptedException {
-    var annotations = pod.getMetadata().getAnnotations();
-    if (annotations == null || !annotations.containsKey(SmsliceApi.CLAIM_ANNOTATION)) {
-      return;
-    }
-    String name = pod.getMetadata().getName();
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline
-        && !allocations.containsKey(pod.getMetadata().getNamespace() + "/" + name)) {
-      Pod now = client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(name).get();
-      if (now != null && now.getStatus() != null && "Failed".equals(now.getStatus().getPhase())) {
-        return;
-      }
-      Thread.sleep(100);
-    }
   }
 
   /** Resource names of the plugins registered so far. */

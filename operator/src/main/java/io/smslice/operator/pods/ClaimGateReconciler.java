@@ -19,6 +19,7 @@ import io.smslice.operator.events.EventRecorder;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -38,6 +39,9 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
 
   /** A pod's end is not an event of the pods waiting behind it: they look again this often. */
   private static final java.time.Duration HOLDER_RECHECK = java.time.Duration.ofSeconds(5);
+
+  /** Kubelets admit a released pod within seconds; the next pod of its kind looks again soon. */
+  private static final java.time.Duration ALLOCATE_RECHECK = java.time.Duration.ofSeconds(1);
 
   private final KubernetesClient client;
   private final EventRecorder events;
@@ -108,9 +112,7 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
     }
     String ns = pod.getMetadata().getNamespace();
     SliceClaim claim = claims.get(new ResourceID(claimName.get(), ns)).orElse(null);
-    PodVerdict verdict =
-        PodVerdict.of(
-            pod, claimName.get(), claim, node -> sliceNodes.get(new ResourceID(node)).orElse(null));
+    PodVerdict verdict = PodVerdict.of(pod, claimName.get(), claim, this::nodeOf);
     switch (verdict) {
       case PodVerdict.Release r -> {
         Optional<Pod> holder = holder(ns, claimName.get(), pod);
@@ -130,6 +132,30 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
                   + SlicePods.TEMPLATE_ANNOTATION
                   + " instead (docs/operator.md, 'One claim per pod')");
           return UpdateControl.<Pod>noUpdate().rescheduleAfter(HOLDER_RECHECK);
+        }
+        // What the pod itself requests: the binding may have rounded a green slice up.
+        String resource =
+            SlicePods.resourceFor(claim.getStatus().getBinding(), nodeOf(r.node())).getKey();
+        int count = SlicePods.requested(pod, resource);
+        Optional<Pod> ahead =
+            AllocateOrder.ahead(pod, r.node(), Map.entry(resource, count), claimPods());
+        if (ahead.isPresent()) {
+          events.normal(
+              pod,
+              "AwaitingAllocateOrder",
+              "pod "
+                  + ahead.get().getMetadata().getNamespace()
+                  + "/"
+                  + ahead.get().getMetadata().getName()
+                  + " requests the same "
+                  + count
+                  + " "
+                  + resource
+                  + " on node "
+                  + r.node()
+                  + " and its kubelet has not admitted it yet; the device plugin tells such"
+                  + " pods apart only by order, so this one is released after it");
+          return UpdateControl.<Pod>noUpdate().rescheduleAfter(ALLOCATE_RECHECK);
         }
         client
             .pods()
@@ -157,6 +183,20 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
       case PodVerdict.Wait w -> events.warning(pod, w.reason(), w.message());
     }
     return UpdateControl.noUpdate();
+  }
+
+  private SliceNode nodeOf(String node) {
+    return sliceNodes.get(new ResourceID(node)).orElse(null);
+  }
+
+  /** Every claim pod of the cluster, from the API: a release made a moment ago must be seen. */
+  private List<Pod> claimPods() {
+    return client
+        .pods()
+        .inAnyNamespace()
+        .withLabel(SlicePods.MANAGED_LABEL, "true")
+        .list()
+        .getItems();
   }
 
   /** Another pod the claim serves now: released from the gate, not finished, not deleting. */

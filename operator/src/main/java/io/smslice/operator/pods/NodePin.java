@@ -56,6 +56,21 @@ final class NodePin {
                 .toList()));
   }
 
+  /** Whether {@link #apply} pinned the pod to {@code node} (every term names it). */
+  static boolean pinnedTo(PodSpec spec, String node) {
+    NodeSelectorRequirement onNode =
+        new NodeSelectorRequirement(NODE_NAME_FIELD, "In", List.of(node));
+    var affinity = spec.getAffinity();
+    var required =
+        affinity == null || affinity.getNodeAffinity() == null
+            ? null
+            : affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+    return required != null
+        && !required.getNodeSelectorTerms().isEmpty()
+        && required.getNodeSelectorTerms().stream()
+            .allMatch(t -> t.getMatchFields() != null && t.getMatchFields().contains(onNode));
+  }
+
   static boolean gated(PodSpec spec) {
     return spec.getSchedulingGates() != null
         && spec.getSchedulingGates().stream().anyMatch(g -> SlicePods.GATE.equals(g.getName()));

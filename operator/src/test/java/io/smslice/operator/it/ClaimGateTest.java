@@ -137,6 +137,63 @@ class ClaimGateTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> released(second));
   }
 
+  /** What a kubelet writes once it has admitted the pod (and so allocated its devices). */
+  private void admit(String name) {
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .editStatus(
+            p -> {
+              p.setStatus(
+                  new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+                      .withPhase("Pending")
+                      .addNewContainerStatus()
+                      .withName("main")
+                      .withNewState()
+                      .withNewWaiting()
+                      .withReason("ContainerCreating")
+                      .endWaiting()
+                      .endState()
+                      .endContainerStatus()
+                      .build());
+              return p;
+            });
+  }
+
+  /**
+   * The kubelet's Allocate names no pod: two pods with the same request on one node must not wait
+   * for their kubelet at once, or the node side could give each the other's slice.
+   */
+  @Test
+  void podsWithTheSameRequestOnOneNodeAreReleasedOneAfterTheOtherAsTheKubeletAdmitsThem() {
+    sliceNode(client, "ord-1", Instant.now(), h200("GPU-ord-1", 0, "P-ord"));
+    for (String c : java.util.List.of("ord-x", "ord-y", "ord-z")) {
+      client.resource(claim(c, c.equals("ord-z") ? 32 : 16, "P-ord")).create();
+      awaitPhase(client, c, Phase.Bound);
+    }
+    client.resource(gated("ord-a", "ord-x", 16)).create();
+    client.resource(gated("ord-b", "ord-y", 16)).create();
+    client.resource(gated("ord-c", "ord-z", 32)).create();
+
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                (released("ord-a") || released("ord-b"))
+                    && (hasEvent("ord-a", "AwaitingAllocateOrder")
+                        || hasEvent("ord-b", "AwaitingAllocateOrder")));
+    String first = released("ord-a") ? "ord-a" : "ord-b";
+    String second = first.equals("ord-a") ? "ord-b" : "ord-a";
+    assertThat(released(second)).isFalse();
+    // A different request on the same node is told apart by its size: it does not wait.
+    await().atMost(Duration.ofSeconds(20)).until(() -> released("ord-c"));
+    assertThat(hasEvent("ord-c", "AwaitingAllocateOrder")).isFalse();
+
+    admit(first);
+    await().atMost(Duration.ofSeconds(20)).until(() -> released(second));
+  }
+
   /** A pod admitted before its Auto claim fixed the resource is made again by its controller. */
   @Test
   void ownedPodWithTheWrongRequestIsDeletedForItsControllerToRecreate() {
@@ -183,6 +240,10 @@ class ClaimGateTest {
               .build();
       client.resource(p).create();
     }
+    // Same request on one node: released one after the other, as each one's kubelet admits it.
+    await().atMost(Duration.ofSeconds(30)).until(() -> released("rep-a") || released("rep-b"));
+    String first = released("rep-a") ? "rep-a" : "rep-b";
+    admit(first);
     await().atMost(Duration.ofSeconds(30)).until(() -> released("rep-a") && released("rep-b"));
     for (String name : java.util.List.of("rep-a", "rep-b")) {
       var claim = Cluster.get(client, name + "-slice");
