@@ -40,6 +40,12 @@ public final class SharedLayout {
   /** Written by the agent: 1 while its thread sleeps; the tenant then rings the doorbell. */
   public static final long AGENT_SLEEPING = 1152;
 
+  /**
+   * Written by the tenant: 1 while it sleeps on the low word of COMPLETED (a futex); the agent then
+   * wakes it after publishing a completion or ending the session.
+   */
+  public static final long TENANT_SLEEPING = 1216;
+
   public static final long RING_OFFSET = 4096;
   public static final int RING_RECORDS = 1024;
   public static final int RECORD_BYTES = 512;

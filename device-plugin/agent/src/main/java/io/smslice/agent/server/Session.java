@@ -168,6 +168,7 @@ final class Session {
   private void complete(long through) {
     consumed = through;
     memory.counters.putLong(SharedLayout.COMPLETED, through);
+    memory.wakeTenant();
   }
 
   /**
@@ -324,6 +325,7 @@ final class Session {
     refuseControls(why, message);
     memory.fail(consumed, why, message);
     memory.counters.putInt(SharedLayout.SESSION_STATE, why.code);
+    memory.wakeTenant();
     if (gpuUsable) {
       freeOnGpu();
     }
