@@ -191,6 +191,11 @@ final class SharedRing {
     }
   }
 
+  /** The agent's modelled GPU time of this session (simulated GPUs only; see SharedLayout). */
+  long modelledGpuNanos() {
+    return counters.getLong(SharedLayout.MODELLED_GPU_NANOS);
+  }
+
   /** Waits for every published record. */
   void drain() {
     if (submitted > 0) {

@@ -46,6 +46,14 @@ public final class SharedLayout {
    */
   public static final long TENANT_SLEEPING = 1216;
 
+  /**
+   * Written by the agent on a simulated GPU only (0 on a real one): the modelled GPU nanoseconds of
+   * this session's work so far (its kernels' waits for their SMs plus their durations), published
+   * before COMPLETED. A tenant's difference across a frame is the frame's GPU-side latency, free of
+   * the host's CPU delays.
+   */
+  public static final long MODELLED_GPU_NANOS = 1280;
+
   public static final long RING_OFFSET = 4096;
   public static final int RING_RECORDS = 1024;
   public static final int RECORD_BYTES = 512;
