@@ -57,6 +57,7 @@ final class EnsembleModel implements Workload {
         long frame = now / periodMs + 1;
         Thread.sleep(frame * periodMs - now);
         long start = System.nanoTime();
+        long modelledStart = gpu.modelledGpuNanos();
         for (int i = 0; i < n; i++) {
           host.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (frame + i) % 1000);
         }
@@ -66,11 +67,11 @@ final class EnsembleModel implements Workload {
         gpu.client.launch(spin, gpu.stream, sms, 32, Arg.i64(spinCycles));
         gpu.client.read(gpu.stream, y, 0, host);
         long latency = System.nanoTime() - start;
+        gpu.recordFrame(context.stats(), start, modelledStart);
         long checksum = 0;
         for (int i = 0; i < n; i++) {
           checksum += (long) host.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i);
         }
-        context.stats().record(latency);
         http.sendAsync(
             HttpRequest.newBuilder(voter)
                 .timeout(Duration.ofMillis(periodMs * 5))
