@@ -94,10 +94,17 @@ final class SharedRing {
     long seq = submitted++;
     counters.putLong(SharedLayout.SUBMITTED, submitted);
     SharedCounters.fence();
-    // One doorbell per sleep of the agent (1 -> 2): later records of a burst find it rung.
-    if (counters.getInt(SharedLayout.AGENT_SLEEPING) == 1
-        && counters.compareAndSetInt(SharedLayout.AGENT_SLEEPING, 1, 2)) {
-      doorbell.run();
+    // One wake-up per sleep of the agent (1 or 3 -> 2): later records of a burst find it rung.
+    // Asleep on the flag itself (3), the agent is woken as a futex, without a trip through the
+    // socket; parked (1), by the DOORBELL frame.
+    int sleeping = counters.getInt(SharedLayout.AGENT_SLEEPING);
+    if ((sleeping == 1 || sleeping == 3)
+        && counters.compareAndSetInt(SharedLayout.AGENT_SLEEPING, sleeping, 2)) {
+      if (sleeping == 3 && Futex.available()) {
+        Futex.wakeAll(memory, SharedLayout.AGENT_SLEEPING);
+      } else {
+        doorbell.run();
+      }
     }
     return seq;
   }

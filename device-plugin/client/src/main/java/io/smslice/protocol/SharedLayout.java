@@ -37,7 +37,11 @@ public final class SharedLayout {
   /** Written by the agent: a {@link Status} code once the session is over (0 while alive). */
   public static final long SESSION_STATE = 1088;
 
-  /** Written by the agent: 1 while its thread sleeps; the tenant then rings the doorbell. */
+  /**
+   * Written by the agent: 1 while its thread sleeps parked (the tenant then rings the DOORBELL
+   * frame), 3 while it sleeps on this word as a futex (the tenant then wakes the futex), 0 while
+   * awake. The tenant that wakes it first sets it to 2, so a burst of records wakes it once.
+   */
   public static final long AGENT_SLEEPING = 1152;
 
   /**

@@ -155,6 +155,30 @@ class SharedRingTest {
     assertThat(doorbells).hasValue(2);
   }
 
+  @Test
+  void anAgentAsleepOnTheFlagIsWokenAsAFutexWithoutTheSocket() throws Exception {
+    assumeTrue(Futex.available(), "futexes (Linux on x86-64 or aarch64)");
+    AtomicInteger doorbells = new AtomicInteger();
+    SharedRing ring =
+        new SharedRing(memory, doorbells::incrementAndGet, () -> true, Duration.ofMinutes(5));
+    SharedCounters counters = new SharedCounters(memory);
+    counters.putInt(SharedLayout.AGENT_SLEEPING, 3);
+    long start = System.nanoTime();
+    Thread agent =
+        Thread.ofPlatform()
+            .start(() -> Futex.await(memory, SharedLayout.AGENT_SLEEPING, 3, 10_000_000_000L));
+    Thread.sleep(200); // lets the agent's thread fall asleep (a late one returns at once: weaker)
+
+    ring.publish();
+    ring.publish();
+    agent.join(10_000);
+
+    assertThat(agent.isAlive()).isFalse();
+    assertThat(System.nanoTime() - start).as("woken, not timed out").isLessThan(5_000_000_000L);
+    assertThat(counters.getInt(SharedLayout.AGENT_SLEEPING)).isEqualTo(2);
+    assertThat(doorbells).hasValue(0);
+  }
+
   /** What the agent does after running records: publish COMPLETED, wake a sleeping tenant. */
   private void completeAndWake(SharedCounters counters, long completed) {
     counters.putLong(SharedLayout.COMPLETED, completed);

@@ -42,7 +42,7 @@ final class SimulatedClock {
   static final int BLOCKS_PER_SM = 32;
 
   /** Kernels up to this long are waited for by spinning, longer ones asleep. */
-  static final long SPIN_NANOS = 250_000;
+  static final long SPIN_NANOS = 100_000;
 
   /** The longest one simulated kernel may take, so that absurd launch sizes cannot hang a test. */
   static final long MAX_KERNEL_NANOS = 250_000_000L;
