@@ -1,5 +1,6 @@
 package io.smslice.client;
 
+import io.smslice.protocol.Futex;
 import io.smslice.protocol.SharedCounters;
 import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
@@ -11,8 +12,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * The tenant's side of the shared mapping: publishes records, waits for completions. A wait never
- * lasts forever: it ends when the agent closes the connection (checked every few milliseconds once
+ * The tenant's side of the shared mapping: publishes records, waits for completions. A wait spins
+ * briefly, then sleeps on COMPLETED (a futex the agent wakes after each completion it publishes),
+ * so that waiting tenants leave the host's cores to the threads that would complete their work. A
+ * wait never lasts forever: it ends when the agent closes the connection (checked every 50 ms once
  * the wait sleeps) and, whatever else happens, after the wait timeout ({@code
  * SMSLICE_WAIT_TIMEOUT_SECONDS}, 300 s by default).
  */
@@ -91,8 +94,17 @@ final class SharedRing {
     long seq = submitted++;
     counters.putLong(SharedLayout.SUBMITTED, submitted);
     SharedCounters.fence();
-    if (counters.getInt(SharedLayout.AGENT_SLEEPING) != 0) {
-      doorbell.run();
+    // One wake-up per sleep of the agent (1 or 3 -> 2): later records of a burst find it rung.
+    // Asleep on the flag itself (3), the agent is woken as a futex, without a trip through the
+    // socket; parked (1), by the DOORBELL frame.
+    int sleeping = counters.getInt(SharedLayout.AGENT_SLEEPING);
+    if ((sleeping == 1 || sleeping == 3)
+        && counters.compareAndSetInt(SharedLayout.AGENT_SLEEPING, sleeping, 2)) {
+      if (sleeping == 3 && Futex.available()) {
+        Futex.wakeAll(memory, SharedLayout.AGENT_SLEEPING);
+      } else {
+        doorbell.run();
+      }
     }
     return seq;
   }
@@ -110,7 +122,10 @@ final class SharedRing {
     checkErrors();
   }
 
-  /** One wait: spins briefly, then sleeps, checking the agent's connection and the deadline. */
+  /**
+   * One wait: spins briefly, then sleeps until the agent completes something (or polls where
+   * futexes are not available), checking the agent's connection and the deadline.
+   */
   private final class Wait {
     private final String what;
     private final long start = System.nanoTime();
@@ -133,7 +148,7 @@ final class SharedRing {
         Thread.onSpinWait();
         return;
       }
-      if (now - start < SPIN_NANOS) {
+      if (!Futex.available() && now - start < SPIN_NANOS) {
         // Past a short busy spin, give the core away while still polling: on a host with more
         // runnable threads than cores (the agent among them) a spinning tenant would delay the
         // very completion it waits for. With an idle core, yield returns at once.
@@ -160,8 +175,32 @@ final class SharedRing {
                 + "); the claim's executor may be stuck or the GPU hung"
                 + " (SMSLICE_WAIT_TIMEOUT_SECONDS sets this limit)");
       }
-      LockSupport.parkNanos(20_000);
+      if (Futex.available()) {
+        sleep(completed);
+      } else {
+        LockSupport.parkNanos(20_000);
+      }
     }
+
+    /**
+     * Sleeps while COMPLETED still holds {@code completed}, at most until the next liveness check.
+     * The flag, set before the last look at COMPLETED, tells the agent to wake this thread after it
+     * publishes a completion; the futex itself re-checks the value, so no wake-up is lost.
+     */
+    private void sleep(long completed) {
+      counters.putInt(SharedLayout.TENANT_SLEEPING, 1);
+      SharedCounters.fence();
+      if (counters.getLong(SharedLayout.COMPLETED) == completed
+          && counters.getInt(SharedLayout.SESSION_STATE) == 0) {
+        Futex.await(memory, SharedLayout.COMPLETED, (int) completed, CHECK_NANOS);
+      }
+      counters.putInt(SharedLayout.TENANT_SLEEPING, 0);
+    }
+  }
+
+  /** The agent's modelled GPU time of this session (simulated GPUs only; see SharedLayout). */
+  long modelledGpuNanos() {
+    return counters.getLong(SharedLayout.MODELLED_GPU_NANOS);
   }
 
   /** Waits for every published record. */

@@ -21,6 +21,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.OptionalLong;
 
 /**
  * A session with the smslice agent serving a claim: load kernels, allocate memory within the
@@ -154,6 +155,16 @@ public final class SmsliceClient implements AutoCloseable {
 
   public SessionInfo info() {
     return info;
+  }
+
+  /**
+   * On a simulated GPU, the modelled GPU time of this session's work completed so far (kernels'
+   * waits for their SMs plus their durations, free of this host's CPU delays); empty on a real GPU,
+   * whose time only the wall clock measures. Read after a synchronization, its difference across a
+   * frame is the frame's GPU-side latency.
+   */
+  public OptionalLong modelledGpuNanos() {
+    return info.simulated() ? OptionalLong.of(ring().modelledGpuNanos()) : OptionalLong.empty();
   }
 
   // ---- control requests ----

@@ -34,6 +34,13 @@ public final class SharedCounters {
     INT.setRelease(memory, offset, value);
   }
 
+  /**
+   * Atomically replaces {@code expected} by {@code value}; false if the int held something else.
+   */
+  public boolean compareAndSetInt(long offset, int expected, int value) {
+    return INT.compareAndSet(memory, offset, expected, value);
+  }
+
   /** Full fence; used around the sleeping flag, where a lost wake-up would stall a tenant. */
   public static void fence() {
     VarHandle.fullFence();

@@ -37,8 +37,26 @@ public final class SharedLayout {
   /** Written by the agent: a {@link Status} code once the session is over (0 while alive). */
   public static final long SESSION_STATE = 1088;
 
-  /** Written by the agent: 1 while its thread sleeps; the tenant then rings the doorbell. */
+  /**
+   * Written by the agent: 1 while its thread sleeps parked (the tenant then rings the DOORBELL
+   * frame), 3 while it sleeps on this word as a futex (the tenant then wakes the futex), 0 while
+   * awake. The tenant that wakes it first sets it to 2, so a burst of records wakes it once.
+   */
   public static final long AGENT_SLEEPING = 1152;
+
+  /**
+   * Written by the tenant: 1 while it sleeps on the low word of COMPLETED (a futex); the agent then
+   * wakes it after publishing a completion or ending the session.
+   */
+  public static final long TENANT_SLEEPING = 1216;
+
+  /**
+   * Written by the agent on a simulated GPU only (0 on a real one): the modelled GPU nanoseconds of
+   * this session's work so far (its kernels' waits for their SMs plus their durations), published
+   * before COMPLETED. A tenant's difference across a frame is the frame's GPU-side latency, free of
+   * the host's CPU delays.
+   */
+  public static final long MODELLED_GPU_NANOS = 1280;
 
   public static final long RING_OFFSET = 4096;
   public static final int RING_RECORDS = 1024;

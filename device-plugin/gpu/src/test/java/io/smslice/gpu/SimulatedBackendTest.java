@@ -79,6 +79,53 @@ class SimulatedBackendTest {
   }
 
   @Test
+  void elementwiseKernelsWriteEveryElementAndNoMore() throws Exception {
+    byte[] ptx =
+        (".version 8.0\n.target sm_90\n.visible .entry fill_u32() { ret; }\n"
+                + ".visible .entry vector_add() { ret; }\n")
+            .getBytes(StandardCharsets.UTF_8);
+    GreenContext context = backend.createGreenContext(gpu, List.of(0, 1));
+    GpuStream stream = context.createStream();
+    GpuModule module = context.loadModule(ptx);
+    int n = 10_001; // two whole chunks of the CPU implementation and a part of one
+    long bytes = 4L * (n + 1);
+    long a = context.allocate(bytes);
+    long b = context.allocate(bytes);
+    long c = context.allocate(bytes);
+    MemorySegment host = Arena.ofAuto().allocate(bytes);
+    for (int i = 0; i <= n; i++) {
+      host.setAtIndex(ValueLayout.JAVA_FLOAT, i, i);
+    }
+    stream.copyToDevice(a, host);
+    stream.copyToDevice(b, host);
+    stream.fill(c, (byte) 0, bytes);
+    stream.launch(
+        module.function("vector_add"),
+        LaunchGeometry.of((n + 255) / 256, 256),
+        List.of(
+            new KernelArg.Pointer(a),
+            new KernelArg.Pointer(b),
+            new KernelArg.Pointer(c),
+            new KernelArg.I32(n)));
+    stream.launch(
+        module.function("fill_u32"),
+        LaunchGeometry.of((n + 255) / 256, 256),
+        List.of(new KernelArg.Pointer(a), new KernelArg.I32(-7), new KernelArg.I32(n)));
+    MemorySegment sums = Arena.ofAuto().allocate(bytes);
+    MemorySegment filled = Arena.ofAuto().allocate(bytes);
+    stream.copyToHost(sums, c);
+    stream.copyToHost(filled, a);
+    stream.synchronize();
+
+    for (int i = 0; i < n; i++) {
+      assertThat(sums.getAtIndex(ValueLayout.JAVA_FLOAT, i)).as("sum %d", i).isEqualTo(2f * i);
+      assertThat(filled.getAtIndex(ValueLayout.JAVA_INT, i)).as("fill %d", i).isEqualTo(-7);
+    }
+    assertThat(sums.getAtIndex(ValueLayout.JAVA_FLOAT, n)).isZero();
+    assertThat(filled.getAtIndex(ValueLayout.JAVA_FLOAT, n)).isEqualTo((float) n);
+  }
+
+  @Test
   void graphsReplayCapturedWork() throws Exception {
     GreenContext context = backend.createGreenContext(gpu, List.of(2));
     GpuStream stream = context.createStream();

@@ -25,7 +25,7 @@ record DemoReport(
     Map<String, String> workloadStates,
     long launchesBeforeResize,
     String backend,
-    List<String> deadlines,
+    DeadlinePhases deadlines,
     List<String> problems) {
 
   boolean ok() {

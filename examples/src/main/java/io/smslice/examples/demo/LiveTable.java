@@ -51,15 +51,17 @@ final class LiveTable {
     out.append(
         String.format(
             Locale.ROOT,
-            "%n%-18s %-16s %-9s %9s %9s %9s %8s %7s %s%n",
+            "%n%-18s %-16s %-9s %9s %9s %9s %8s %9s %8s %8s %s%n",
             "POD",
             "CLAIM",
             "PHASE",
             "LAUNCHES",
-            "P50",
-            "P99",
+            "WALL-P50",
+            "WALL-P99",
             "DEADLINE",
-            "MISSES",
+            "WALL-MISS",
+            "GPU-P99",
+            "GPU-MISS",
             "SMS SEEN / STATE"));
     Map<String, Pod> pods =
         client.pods().inAnyNamespace().list().getItems().stream()
@@ -115,9 +117,10 @@ final class LiveTable {
           Locale.ROOT, "%-18s %-16s %-9s %s%n", pod.getMetadata().getName(), claim, phase, "");
     }
     LatencyStats.Snapshot s = entry.stats.snapshot();
+    boolean modelled = s.modelled().launches() > 0;
     return String.format(
         Locale.ROOT,
-        "%-18s %-16s %-9s %9d %9s %9s %8s %7s %s%n",
+        "%-18s %-16s %-9s %9d %9s %9s %8s %9s %8s %8s %s%n",
         pod.getMetadata().getName(),
         claim,
         phase,
@@ -126,6 +129,8 @@ final class LiveTable {
         micros(s.p99()),
         s.deadline() == 0 ? "-" : micros(s.deadline()),
         s.deadline() == 0 ? "-" : Long.toString(s.deadlineMisses()),
+        modelled ? micros(s.modelled().p99()) : "-",
+        modelled && s.deadline() != 0 ? Long.toString(s.modelled().deadlineMisses()) : "-",
         (s.smsSeen() == 0 ? "" : s.smsSeen() + " SMs  ") + entry.state);
   }
 

@@ -35,6 +35,7 @@ final class Detector implements Workload {
       long next = System.nanoTime();
       for (int f = 1; !context.stopping().getAsBoolean(); f++) {
         long start = System.nanoTime();
+        long modelledStart = gpu.modelledGpuNanos();
         gpu.client.launch(fill, gpu.stream, blocks, 256, Arg.buffer(frame), Arg.i32(f), Arg.i32(n));
         gpu.client.launch(
             copy, gpu.stream, blocks, 256, Arg.buffer(frame), Arg.buffer(features), Arg.i32(n));
@@ -42,7 +43,7 @@ final class Detector implements Workload {
         gpu.client.launch(
             load, gpu.stream, 1, 1, Arg.buffer(features, 4L * (n - 1)), Arg.buffer(answer));
         gpu.client.read(gpu.stream, answer, 0, host);
-        context.stats().record(System.nanoTime() - start);
+        gpu.recordFrame(context.stats(), start, modelledStart);
         int got = host.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
         if (got != f) {
           throw new IllegalStateException("frame " + f + ": the GPU answered " + got);

@@ -68,6 +68,25 @@ final class GpuSession implements AutoCloseable {
     }
   }
 
+  /**
+   * Records a frame's latency: its wall clock from {@code startNanos}, and on a simulated GPU also
+   * its modelled GPU-side latency since {@code modelledStart} (from {@link #modelledGpuNanos()}).
+   */
+  void recordFrame(LatencyStats stats, long startNanos, long modelledStart) {
+    long wall = System.nanoTime() - startNanos;
+    long modelled = modelledGpuNanos();
+    if (modelled < 0) {
+      stats.record(wall);
+    } else {
+      stats.record(wall, modelled - modelledStart);
+    }
+  }
+
+  /** The session's modelled GPU time so far on a simulated GPU; -1 on a real one. */
+  long modelledGpuNanos() {
+    return client.modelledGpuNanos().orElse(-1);
+  }
+
   /** The SMs of the claim now, as the agent reports them (they change when it is resized). */
   int claimSms() {
     return (int) client.usage()[2];

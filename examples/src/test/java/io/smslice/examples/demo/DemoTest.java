@@ -53,12 +53,33 @@ class DemoTest {
   void theSimulatedGpuRunsAPhaseWithoutSlicingAndReportsEachPhasesDeadlines() {
     assertThat(output).contains("WHAT IF: slicing turned OFF");
     for (String pod : List.of("detector", "model-a", "model-b", "model-c")) {
-      assertThat(report.deadlines())
+      assertThat(report.deadlines().lines())
           .as(pod)
           .anySatisfy(
               line ->
                   assertThat(line).contains(pod + ": with slicing").contains("; without slicing"));
     }
+  }
+
+  @Test
+  void inModelledGpuTimeTheEnsembleAndDetectorMeetTheirDeadlinesWithSlicingAndMissThemWithout() {
+    assertThat(report.deadlines().modelled())
+        .extracting(DeadlinePhases.MissRates::pod)
+        .containsExactlyInAnyOrder("detector", "model-a", "model-b", "model-c");
+    for (DeadlinePhases.MissRates rates : report.deadlines().modelled()) {
+      assertThat(rates.withSlicing()).as(rates.pod() + " with slicing").isLessThan(0.01);
+      assertThat(rates.withoutSlicing()).as(rates.pod() + " without slicing").isGreaterThan(0.01);
+    }
+    // The wall clock is reported beside it, with what the host added, never folded into it.
+    assertThat(report.deadlines().lines())
+        .filteredOn(line -> !line.contains("voter"))
+        .hasSize(4)
+        .allSatisfy(
+            line ->
+                assertThat(line)
+                    .contains("in modelled GPU time")
+                    .contains("on the wall clock")
+                    .contains("this host added"));
   }
 
   @Test

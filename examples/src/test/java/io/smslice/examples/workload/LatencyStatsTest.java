@@ -47,6 +47,24 @@ class LatencyStatsTest {
   @Test
   void nothingRecordedReadsAsZero() {
     assertThat(new LatencyStats().snapshot())
-        .isEqualTo(new LatencyStats.Snapshot(0, 0, 0, 0, 0, 0));
+        .isEqualTo(new LatencyStats.Snapshot(0, 0, 0, 0, 0, 0, LatencyStats.Modelled.NONE));
+  }
+
+  @Test
+  void onASimulatedGpuTheModelledLatencyIsJudgedApartFromWhatTheHostAdded() {
+    LatencyStats stats = new LatencyStats();
+    stats.deadline(2_000_000);
+    stats.record(3_000_000, 100_000); // the host made it late, the GPU did not
+    stats.record(2_500_000, 2_400_000); // late on the GPU itself
+    stats.record(500_000, 100_000);
+
+    LatencyStats.Snapshot s = stats.snapshot();
+
+    assertThat(s.deadlineMisses()).isEqualTo(2);
+    assertThat(s.modelled().launches()).isEqualTo(3);
+    assertThat(s.modelled().deadlineMisses()).isEqualTo(1);
+    assertThat(s.modelled().p50()).isEqualTo(100_000);
+    assertThat(s.modelled().hostAddedP50()).isEqualTo(400_000);
+    assertThat(s.modelled().hostAddedP99()).isEqualTo(2_900_000);
   }
 }

@@ -4,6 +4,7 @@ import io.smslice.agent.metrics.ClaimMetrics;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.GreenContext;
+import io.smslice.protocol.Futex;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.SharedLayout;
 import io.smslice.protocol.Status;
@@ -73,6 +74,10 @@ public final class ClaimRuntime implements AutoCloseable {
   private volatile boolean serving;
   private volatile String failure;
   private volatile int sessionCount;
+
+  /** The one session whose AGENT_SLEEPING futex the idle executor sleeps on, or null. */
+  private volatile Session sleepingOn;
+
   private long nextSessionId = 1;
   private Session culprit;
 
@@ -92,7 +97,7 @@ public final class ClaimRuntime implements AutoCloseable {
     this.limits = limits;
     this.faults = faults;
     this.thread = Thread.ofPlatform().name("claim-" + name).daemon().unstarted(this::loop);
-    this.tasks = new ExecutorQueue(name, thread);
+    this.tasks = new ExecutorQueue(name, this::wake);
     this.turns = new SessionTurns(this, sessions);
   }
 
@@ -328,9 +333,13 @@ public final class ClaimRuntime implements AutoCloseable {
         });
   }
 
-  /** Wakes the executor (a tenant rang the doorbell). */
+  /** Wakes the executor (a tenant rang the doorbell, a request was queued, the claim stops). */
   public void wake() {
     LockSupport.unpark(thread);
+    Session session = sleepingOn;
+    if (session != null) {
+      Futex.wakeAll(session.memory.segment, SharedLayout.AGENT_SLEEPING);
+    }
   }
 
   // ---- resize and recovery ----
@@ -446,16 +455,29 @@ public final class ClaimRuntime implements AutoCloseable {
     tearDown();
   }
 
-  /** Sleeps unless work arrived; tenants see the flag and ring the doorbell after publishing. */
+  /**
+   * Sleeps unless work arrived; tenants see the flag and wake it after publishing. With one session
+   * (the usual claim) it sleeps on that session's AGENT_SLEEPING word (3), which the tenant wakes
+   * as a futex, directly; otherwise it parks (1) and the tenant rings the DOORBELL frame, whose
+   * reader then wakes it. Either way the flag is set before the last look for work, and the tenant
+   * reads it after publishing, so one of the two sees the other.
+   */
   private void sleep() {
-    setSleeping(1);
+    Session only = sessions.size() == 1 && Futex.available() ? sessions.getFirst() : null;
+    sleepingOn = only;
+    setSleeping(only == null ? 1 : 3);
     boolean pending = !tasks.isEmpty();
     for (Session session : sessions) {
       pending |= serving && (session.hasPending() || !session.controls.isEmpty());
     }
     if (!pending && !tasks.stopping()) {
-      LockSupport.parkNanos(SLEEP_NANOS);
+      if (only != null) {
+        Futex.await(only.memory.segment, SharedLayout.AGENT_SLEEPING, 3, SLEEP_NANOS);
+      } else {
+        LockSupport.parkNanos(SLEEP_NANOS);
+      }
     }
+    sleepingOn = null;
     setSleeping(0);
   }
 

@@ -2,7 +2,6 @@ package io.smslice.agent.server;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -16,15 +15,18 @@ final class ExecutorQueue {
   private record Task(Runnable work, Consumer<String> abandon) {}
 
   private final String claim;
-  private final Thread executor;
+  private final Runnable wake;
   private final ConcurrentLinkedQueue<Task> tasks = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private volatile String stopReason;
   private volatile Task current;
 
-  ExecutorQueue(String claim, Thread executor) {
+  /**
+   * @param wake wakes the executor from its idle sleep
+   */
+  ExecutorQueue(String claim, Runnable wake) {
     this.claim = claim;
-    this.executor = executor;
+    this.wake = wake;
   }
 
   /** Queues work; after {@link #stop} it is abandoned at once (told the reason, never run). */
@@ -33,7 +35,7 @@ final class ExecutorQueue {
     if (stopped.get()) {
       abandonQueued();
     } else {
-      LockSupport.unpark(executor);
+      wake.run();
     }
   }
 
@@ -75,7 +77,7 @@ final class ExecutorQueue {
       return false;
     }
     abandonQueued();
-    LockSupport.unpark(executor);
+    wake.run();
     return true;
   }
 

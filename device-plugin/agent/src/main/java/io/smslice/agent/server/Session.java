@@ -8,6 +8,7 @@ import io.smslice.agent.server.SessionObjects.Module;
 import io.smslice.agent.server.SessionObjects.Stream;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.GreenContext;
+import io.smslice.gpu.simulated.SimulatedBackend;
 import io.smslice.protocol.Frames;
 import io.smslice.protocol.Op;
 import io.smslice.protocol.SharedLayout;
@@ -43,6 +44,7 @@ final class Session {
 
   private final ClaimRuntime runtime;
   private long consumed;
+  private long modelledGpuNanos;
 
   Session(long id, ClaimRuntime runtime, SessionMemory memory, Runnable disconnect) {
     this.id = id;
@@ -131,8 +133,13 @@ final class Session {
       MemorySegment record =
           memory.segment.asSlice(SharedLayout.recordOffset(seq), SharedLayout.RECORD_BYTES);
       boolean waits = RingRecords.waits(record);
+      GreenContext simulated = SimulatedBackend.isSimulated(context()) ? context() : null;
+      long modelledBefore = simulated == null ? 0 : SimulatedBackend.gpuNanos(simulated);
       try {
         RingRecords.run(this, record);
+        if (simulated != null) {
+          modelledGpuNanos += SimulatedBackend.gpuNanos(simulated) - modelledBefore;
+        }
       } catch (ProtocolException e) {
         memory.fail(seq, e.status(), e.getMessage());
       } catch (GpuException e) {
@@ -167,7 +174,11 @@ final class Session {
   /** Publishes completions once per record that a tenant waits on and once per batch. */
   private void complete(long through) {
     consumed = through;
+    if (modelledGpuNanos != 0) {
+      memory.counters.putLong(SharedLayout.MODELLED_GPU_NANOS, modelledGpuNanos);
+    }
     memory.counters.putLong(SharedLayout.COMPLETED, through);
+    memory.wakeTenant();
   }
 
   /**
@@ -324,6 +335,7 @@ final class Session {
     refuseControls(why, message);
     memory.fail(consumed, why, message);
     memory.counters.putInt(SharedLayout.SESSION_STATE, why.code);
+    memory.wakeTenant();
     if (gpuUsable) {
       freeOnGpu();
     }

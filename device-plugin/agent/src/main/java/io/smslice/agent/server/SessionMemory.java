@@ -1,5 +1,6 @@
 package io.smslice.agent.server;
 
+import io.smslice.protocol.Futex;
 import io.smslice.protocol.SharedCounters;
 import io.smslice.protocol.SharedLayout;
 import java.io.IOException;
@@ -87,6 +88,18 @@ final class SessionMemory implements AutoCloseable {
     segment.set(ValueLayout.JAVA_INT, SharedLayout.ERROR_STATUS, status.code);
     segment.set(ValueLayout.JAVA_INT, SharedLayout.ERROR_LENGTH, length);
     counters.putLong(SharedLayout.FAILED_SEQ, seq + 1);
+  }
+
+  /**
+   * Wakes the tenant if it sleeps on COMPLETED, after a completion or the session's end was
+   * published. The fence orders that store before reading the flag, which the tenant sets before
+   * its last look at COMPLETED, so one of the two always sees the other.
+   */
+  void wakeTenant() {
+    SharedCounters.fence();
+    if (counters.getInt(SharedLayout.TENANT_SLEEPING) != 0 && Futex.available()) {
+      Futex.wakeAll(segment, SharedLayout.COMPLETED);
+    }
   }
 
   void unlink() {

@@ -68,6 +68,11 @@ public final class SimulatedBackend implements GpuBackend {
     gpus.values().forEach(g -> g.clock.partitioned(on));
   }
 
+  /** Whether {@code context} is a simulated green context, which {@link #gpuNanos} can read. */
+  public static boolean isSimulated(GreenContext context) {
+    return context instanceof SimulatedGreenContext;
+  }
+
   /**
    * The modelled GPU time a green context of this backend has used so far: its kernels' waits for
    * their SMs plus their durations, free of the host's CPU scheduling (the wall clock is not).

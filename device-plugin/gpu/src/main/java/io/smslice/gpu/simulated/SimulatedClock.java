@@ -7,11 +7,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * GPU time on a simulated GPU: each SM is a lane that a kernel books from when all its lanes are
- * free until its modelled duration has passed, and the kernel's caller sleeps (never spins) until
- * then. A green context books only its own SMs, so slices never delay each other; unpartitioned,
- * every kernel books every SM, so one context's long kernel delays everyone's. Memory-bound kernels
- * also slow by the bandwidth that memory-bound kernels of other contexts use at the same time,
- * which SM partitioning does not isolate.
+ * free until its modelled duration has passed, and the kernel's caller sleeps until then (a wait of
+ * at most a quarter of a millisecond is spun). A green context books only its own SMs, so slices
+ * never delay each other; unpartitioned, every kernel books every SM, so one context's long kernel
+ * delays everyone's. Memory-bound kernels also slow by the bandwidth that memory-bound kernels of
+ * other contexts use at the same time, which SM partitioning does not isolate.
  *
  * <p>Calibrated from the H200 GPU machine: kernel speed from
  * device-plugin/agent/verify/results/2026-11-30-h200-baselines.md, memory bandwidth and its
@@ -40,6 +40,9 @@ final class SimulatedClock {
   static final int THREADS_PER_SM = 2048;
 
   static final int BLOCKS_PER_SM = 32;
+
+  /** Kernels up to this long are waited for by spinning, longer ones asleep. */
+  static final long SPIN_NANOS = 100_000;
 
   /** The longest one simulated kernel may take, so that absurd launch sizes cannot hang a test. */
   static final long MAX_KERNEL_NANOS = 250_000_000L;
@@ -146,9 +149,19 @@ final class SimulatedClock {
     return (a + b - 1) / b;
   }
 
-  /** Sleeps until {@code end}; an interrupt ends the wait early and stays set. */
+  /**
+   * Waits until {@code end}: asleep, except for waits of at most {@link #SPIN_NANOS}, which are
+   * spun (a sleep that short ends late by the timer's slack, and on a busy host its wake-up waits
+   * for a core, often longer than the kernel). An interrupt ends the wait early and stays set.
+   */
   private static void sleepUntil(long end) {
-    long left;
+    long left = end - System.nanoTime();
+    if (left <= SPIN_NANOS) {
+      while (end - System.nanoTime() > 0 && !Thread.currentThread().isInterrupted()) {
+        Thread.onSpinWait();
+      }
+      return;
+    }
     while ((left = end - System.nanoTime()) > 0) {
       LockSupport.parkNanos(left);
       if (Thread.currentThread().isInterrupted()) {

@@ -6,6 +6,7 @@ import io.smslice.gpu.KernelArg;
 import io.smslice.gpu.LaunchGeometry;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +18,14 @@ import java.util.Set;
 final class SimulatedKernels {
   private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED;
   private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+  /**
+   * Element-wise kernels work through heap arrays of this many elements: bulk copies and a plain
+   * loop take about a fifth of the host CPU that element-by-element segment access took (a 2^18
+   * vector_add: ~0.2 ms instead of ~1 ms on the build machine), CPU that the simulated GPU's
+   * modelled time does not include and that the host's other threads need.
+   */
+  private static final int CHUNK = 4096;
 
   /** Parameter kinds: 'p' pointer (or a raw 64-bit value), 'i' 32-bit int, 'l' 64-bit int. */
   private static final Map<String, String> SIGNATURES =
@@ -53,9 +62,10 @@ final class SimulatedKernels {
       case "fill_u32" -> {
         int n = count(args.get(2), threads);
         MemorySegment out = memory.slice(address(args.get(0)), 4L * n);
-        int value = ((KernelArg.I32) args.get(1)).value();
-        for (int i = 0; i < n; i++) {
-          out.setAtIndex(U32, i, value);
+        int[] chunk = new int[Math.min(n, CHUNK)];
+        Arrays.fill(chunk, ((KernelArg.I32) args.get(1)).value());
+        for (int at = 0; at < n; at += CHUNK) {
+          MemorySegment.copy(chunk, 0, out, U32, 4L * at, Math.min(CHUNK, n - at));
         }
       }
       case "vector_add" -> {
@@ -63,8 +73,16 @@ final class SimulatedKernels {
         MemorySegment a = memory.slice(address(args.get(0)), 4L * n);
         MemorySegment b = memory.slice(address(args.get(1)), 4L * n);
         MemorySegment c = memory.slice(address(args.get(2)), 4L * n);
-        for (int i = 0; i < n; i++) {
-          c.setAtIndex(F32, i, a.getAtIndex(F32, i) + b.getAtIndex(F32, i));
+        float[] x = new float[Math.min(n, CHUNK)];
+        float[] y = new float[x.length];
+        for (int at = 0; at < n; at += CHUNK) {
+          int len = Math.min(CHUNK, n - at);
+          MemorySegment.copy(a, F32, 4L * at, x, 0, len);
+          MemorySegment.copy(b, F32, 4L * at, y, 0, len);
+          for (int i = 0; i < len; i++) {
+            x[i] += y[i];
+          }
+          MemorySegment.copy(x, 0, c, F32, 4L * at, len);
         }
       }
       case "copy_u32" -> {

@@ -2,7 +2,11 @@ package io.smslice.gpu.simulated;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -54,5 +58,32 @@ class SimulatedClockTest {
       hogging.interrupt();
       hogging.join();
     }
+  }
+
+  @Test
+  void aKernelShorterThanAHostWakeUpIsWaitedForWithoutSleeping() throws IOException {
+    Path status = Path.of("/proc/thread-self/status");
+    assumeTrue(Files.isReadable(status), "needs Linux's per-thread scheduler counts");
+    SimulatedClock clock = new SimulatedClock(132);
+    Object context = new Object();
+    SimulatedClock.Work fiftyMicros = new SimulatedClock.Work(16, 32, 92_800, 0);
+    clock.run(context, VICTIM, fiftyMicros); // class loading and the like, before counting
+
+    long before = voluntarySwitches(status);
+    for (int i = 0; i < 50; i++) {
+      assertThat(clock.run(context, VICTIM, fiftyMicros)).isCloseTo(50_000L, within(1_000L));
+    }
+    long switches = voluntarySwitches(status) - before;
+
+    // Sleeping for each kernel gave up the core 50 times, and on a busy host each wake-up waits
+    // for a core again: far longer than the kernel itself.
+    assertThat(switches).isLessThan(10);
+  }
+
+  private static long voluntarySwitches(Path status) throws IOException {
+    return Files.readAllLines(status).stream()
+        .filter(line -> line.startsWith("voluntary_ctxt_switches:"))
+        .mapToLong(line -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+        .sum();
   }
 }
