@@ -214,6 +214,7 @@ public final class Demo {
     for (SliceClaim claim : examples.claims()) {
       claim.getMetadata().setNamespace(NAMESPACE);
       client.resource(claim).create();
+      awaitPlaced(client, claim);
     }
     progress.done(examples.claims().size() + " claims");
     leftOut.forEach(l -> progress.note("left out (no room on this machine's GPUs): " + l));
@@ -238,6 +239,36 @@ public final class Demo {
         liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads, node);
     processes.close(); // the PyTorch processes end before the node's MPS daemon is stopped
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
+  }
+
+  /** The GPU a claim is bound to, or null. */
+  private static String boundGpu(KubernetesClient client, String claim) {
+    SliceClaim c = client.resources(SliceClaim.class).inNamespace(NAMESPACE).withName(claim).get();
+    return c == null || c.getStatus() == null || c.getStatus().getBinding() == null
+        ? null
+        : c.getStatus().getBinding().getGpuUuid();
+  }
+
+  /**
+   * Waits until the operator has decided about a claim, so that claims are placed in the order of
+   * the example files, as if applied one by one: the detector first, then the batch job that fills
+   * the rest of its GPU (best fit), then the others on the next GPU.
+   */
+  private static void awaitPlaced(KubernetesClient client, SliceClaim claim)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (System.nanoTime() < deadline) {
+      SliceClaim now =
+          client
+              .resources(SliceClaim.class)
+              .inNamespace(NAMESPACE)
+              .withName(claim.getMetadata().getName())
+              .get();
+      if (now != null && now.getStatus() != null && now.getStatus().getPhase() != null) {
+        return;
+      }
+      Thread.sleep(50);
+    }
   }
 
   /** Creates a pod as the API server would: admission first, then storage. */
@@ -369,6 +400,16 @@ public final class Demo {
       if (claim.getSpec().getIsolation() == Isolation.Memory && !bound && node.offersMig()) {
         problems.add("MIG claim " + name + " never reached Bound on a node with MIG: " + s);
       }
+    }
+    String detectorGpu = boundGpu(client, "detector");
+    String batchGpu = boundGpu(client, "batch");
+    if (detectorGpu != null && batchGpu != null && !detectorGpu.equals(batchGpu)) {
+      problems.add(
+          "the detector (GPU "
+              + detectorGpu
+              + ") and the batch job (GPU "
+              + batchGpu
+              + ") were placed on different GPUs; the example is about sharing one");
     }
     Map<String, String> podNodes = new LinkedHashMap<>();
     Map<String, List<String>> allocations = kubelet.allocations();
