@@ -116,7 +116,7 @@ class DemoTest {
     }
     assertThat(report.workloads().get("detector").smsSeen()).isEqualTo(16);
     assertThat(report.workloads().get("model-b").smsSeen()).isEqualTo(16);
-    assertThat(report.workloads().get("batch").smsSeen()).isEqualTo(112);
+    assertThat(report.workloads().get("batch").smsSeen()).isEqualTo(104);
   }
 
   @Test

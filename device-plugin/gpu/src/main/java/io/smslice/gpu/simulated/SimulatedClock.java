@@ -22,19 +22,23 @@ final class SimulatedClock {
   /** 250,000 clock64 cycles of the baselines' 16-SM victim took 134.7 us (p50, alone). */
   static final double CYCLES_PER_NANO = 250_000 / 134_700.0;
 
-  /** A 16-SM streaming read of 64 MiB took 39.0 us alone: about 107 bytes/ns per SM. */
-  static final double BYTES_PER_NANO_PER_SM = (64.0 * (1 << 20)) / 39_000.0 / 16;
+  /**
+   * A 16-SM streaming read of 64 MiB took 61.2-61.6 us alone (p50,
+   * device-plugin/agent/verify/results/2026-12-01-h200-bandwidth.md): about 68 bytes/ns per SM.
+   */
+  static final double BYTES_PER_NANO_PER_SM = (64.0 * (1 << 20)) / 61_400.0 / 16;
 
-  /** The whole GPU's HBM bandwidth in that measurement: ~4120 GB/s. */
-  static final double GPU_BYTES_PER_NANO = 4_120;
+  /** The 116-SM copy kernel there moved 3833-3849 GB/s: the GPU's HBM bandwidth, ~3840 B/ns. */
+  static final double GPU_BYTES_PER_NANO = 3_840;
 
   /**
-   * Slowdown of a memory-bound 16-SM victim beside memory-bound neighbours of 0 / 24 / 64 / 116 SMs
-   * (1.0 / 1.4 / 2.1 / 3.3x); compute-bound victims measured 1.01-1.05x and are not slowed.
+   * Slowdown of that memory-bound 16-SM victim beside copy kernels of 0 / 24 / 64 / 116 SMs (p50,
+   * mean of the two runs: 1.0 / 1.54 / 2.69 / 3.6x); the compute-bound victim measured 1.01-1.06x
+   * and is not slowed.
    */
   private static final int[] HOG_SMS = {0, 24, 64, 116};
 
-  private static final double[] HOG_SLOWDOWN = {1.0, 1.4, 2.1, 3.3};
+  private static final double[] HOG_SLOWDOWN = {1.0, 1.54, 2.69, 3.6};
 
   /** Resident blocks per SM (Hopper limits; registers and shared memory are not modelled). */
   static final int THREADS_PER_SM = 2048;
