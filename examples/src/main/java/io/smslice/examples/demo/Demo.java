@@ -241,9 +241,13 @@ public final class Demo {
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
   }
 
+  private static SliceClaim claim(KubernetesClient client, String name) {
+    return client.resources(SliceClaim.class).inNamespace(NAMESPACE).withName(name).get();
+  }
+
   /** The GPU a claim is bound to, or null. */
   private static String boundGpu(KubernetesClient client, String claim) {
-    SliceClaim c = client.resources(SliceClaim.class).inNamespace(NAMESPACE).withName(claim).get();
+    SliceClaim c = claim(client, claim);
     return c == null || c.getStatus() == null || c.getStatus().getBinding() == null
         ? null
         : c.getStatus().getBinding().getGpuUuid();
@@ -258,12 +262,7 @@ public final class Demo {
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
-      SliceClaim now =
-          client
-              .resources(SliceClaim.class)
-              .inNamespace(NAMESPACE)
-              .withName(claim.getMetadata().getName())
-              .get();
+      SliceClaim now = claim(client, claim.getMetadata().getName());
       if (now != null && now.getStatus() != null && now.getStatus().getPhase() != null) {
         return;
       }

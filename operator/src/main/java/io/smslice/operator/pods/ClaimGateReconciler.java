@@ -115,7 +115,8 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
     PodVerdict verdict = PodVerdict.of(pod, claimName.get(), claim, this::nodeOf);
     switch (verdict) {
       case PodVerdict.Release r -> {
-        Optional<Pod> holder = holder(ns, claimName.get(), pod);
+        List<Pod> claimPods = claimPods();
+        Optional<Pod> holder = holder(claimPods, ns, claimName.get(), pod);
         if (holder.isPresent()) {
           events.warning(
               pod,
@@ -138,7 +139,7 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
             SlicePods.resourceFor(claim.getStatus().getBinding(), nodeOf(r.node())).getKey();
         int count = SlicePods.requested(pod, resource);
         Optional<Pod> ahead =
-            AllocateOrder.ahead(pod, r.node(), Map.entry(resource, count), claimPods());
+            AllocateOrder.ahead(pod, r.node(), Map.entry(resource, count), claimPods);
         if (ahead.isPresent()) {
           events.normal(
               pod,
@@ -200,14 +201,9 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
   }
 
   /** Another pod the claim serves now: released from the gate, not finished, not deleting. */
-  private Optional<Pod> holder(String ns, String claimName, Pod self) {
-    return client
-        .pods()
-        .inNamespace(ns)
-        .withLabel(SlicePods.MANAGED_LABEL, "true")
-        .list()
-        .getItems()
-        .stream()
+  private static Optional<Pod> holder(List<Pod> claimPods, String ns, String claimName, Pod self) {
+    return claimPods.stream()
+        .filter(p -> ns.equals(p.getMetadata().getNamespace()))
         .filter(p -> !p.getMetadata().getUid().equals(self.getMetadata().getUid()))
         .filter(p -> claimName.equals(annotation(p, SmsliceApi.CLAIM_ANNOTATION)))
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)

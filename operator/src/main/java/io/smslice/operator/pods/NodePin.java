@@ -21,8 +21,7 @@ final class NodePin {
   private NodePin() {}
 
   static void apply(PodSpec spec, String node) {
-    NodeSelectorRequirement onNode =
-        new NodeSelectorRequirement(NODE_NAME_FIELD, "In", List.of(node));
+    NodeSelectorRequirement onNode = onNode(node);
     if (spec.getAffinity() == null) {
       spec.setAffinity(new Affinity());
     }
@@ -58,8 +57,7 @@ final class NodePin {
 
   /** Whether {@link #apply} pinned the pod to {@code node} (every term names it). */
   static boolean pinnedTo(PodSpec spec, String node) {
-    NodeSelectorRequirement onNode =
-        new NodeSelectorRequirement(NODE_NAME_FIELD, "In", List.of(node));
+    NodeSelectorRequirement onNode = onNode(node);
     var affinity = spec.getAffinity();
     var required =
         affinity == null || affinity.getNodeAffinity() == null
@@ -69,6 +67,10 @@ final class NodePin {
         && !required.getNodeSelectorTerms().isEmpty()
         && required.getNodeSelectorTerms().stream()
             .allMatch(t -> t.getMatchFields() != null && t.getMatchFields().contains(onNode));
+  }
+
+  private static NodeSelectorRequirement onNode(String node) {
+    return new NodeSelectorRequirement(NODE_NAME_FIELD, "In", List.of(node));
   }
 
   static boolean gated(PodSpec spec) {
