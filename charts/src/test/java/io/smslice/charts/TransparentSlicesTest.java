@@ -34,7 +34,7 @@ class TransparentSlicesTest {
         .contains("mountpoint -q \"$SHM\"");
     assertThat(init.getEnv())
         .extracting(e -> e.getName() + "=" + e.getValue())
-        .containsExactly("SHM=/run/smslice/mps/shm", "SIZE=1Gi");
+        .containsExactly("SHM=/run/smslice/mps/shm", "SIZE=1G");
     VolumeMount parent = init.getVolumeMounts().getFirst();
     assertThat(parent.getMountPath()).isEqualTo("/run/smslice/mps");
     assertThat(parent.getMountPropagation()).isEqualTo("Bidirectional");
@@ -74,7 +74,7 @@ class TransparentSlicesTest {
     assertThat(hostPath(pod, "mps-shm-parent")).isEqualTo("/var/run/smslice-shm");
     assertThat(pod.getInitContainers().getFirst().getEnv())
         .extracting(e -> e.getName() + "=" + e.getValue())
-        .contains("SIZE=256Mi");
+        .contains("SIZE=256M");
   }
 
   @Test

@@ -128,6 +128,11 @@ class ValidationTest {
             "node.hostIPC",
             "sometimes"),
         bad(
+            "an MPS tmpfs size tmpfs cannot take",
+            "node.transparent.shmSize must be a whole number of Ki, Mi, Gi or Ti such as 1Gi, got \"1.5G\"",
+            "node.transparent.shmSize",
+            "1.5G"),
+        bad(
             "a migMonitor value that is not auto/true/false",
             "node.migMonitor must be auto, true or false, got \"yes\"",
             "node.migMonitor",

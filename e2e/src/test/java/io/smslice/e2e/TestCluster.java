@@ -158,7 +158,8 @@ public final class TestCluster implements AutoCloseable {
   @Override
   public void close() throws Exception {
     client.close();
-    if (local != null) {
+    // SMSLICE_E2E_KEEP=true leaves the local cluster running after the tests, to look at it.
+    if (local != null && !Boolean.parseBoolean(System.getenv("SMSLICE_E2E_KEEP"))) {
       local.close();
     }
   }

@@ -54,6 +54,8 @@ final class ContainerRuntime {
           [plugins.'io.containerd.cri.v1.images'.pinned_images]
             sandbox = "%3$s"
         [plugins.'io.containerd.cri.v1.runtime']
+          # This machine refuses to lower a process's oom_score_adj (the kubelet asks -998 for sandboxes).
+          restrict_oom_score_adj = true
           [plugins.'io.containerd.cri.v1.runtime'.containerd]
             default_runtime_name = "runc"
             [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]

@@ -47,6 +47,14 @@ final class Host {
         "no non-loopback IPv4 address: the API server needs one that pods can reach");
   }
 
+  /**
+   * Mount propagation as systemd sets it on every Kubernetes node: the root shared, so that a pod's
+   * Bidirectional mounts (the node side's MPS tmpfs) reach the host.
+   */
+  static void shareMounts() throws IOException, InterruptedException {
+    Command.of("mount", "--make-rshared", "/").check();
+  }
+
   /** Routing between pods, the bridge and services, as every Kubernetes node sets it. */
   static void enableForwarding() throws IOException {
     Files.writeString(Path.of("/proc/sys/net/ipv4/ip_forward"), "1");

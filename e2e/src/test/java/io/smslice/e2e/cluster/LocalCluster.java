@@ -64,6 +64,7 @@ public final class LocalCluster implements AutoCloseable {
   private void boot(List<Path> images) throws Exception {
     Leftovers.remove(trees());
     Host.enableForwarding();
+    Host.shareMounts();
     String ip = Host.address();
     pki = Pki.create(bin, STATE.resolve("pki"), node.name(), ip);
 
@@ -121,7 +122,10 @@ public final class LocalCluster implements AutoCloseable {
             "--requestheader-extra-headers-prefix=X-Remote-Extra-",
             // No kube-proxy on the API server's own path: webhooks are called at their Service's
             // endpoints.
-            "--enable-aggregator-routing=true");
+            "--enable-aggregator-routing=true",
+            // Node names need not resolve here: the API server reaches kubelets at their
+            // InternalIP.
+            "--kubelet-preferred-address-types=InternalIP,Hostname");
     Wait.until(
         Duration.ofMinutes(2),
         "kube-apiserver ready",

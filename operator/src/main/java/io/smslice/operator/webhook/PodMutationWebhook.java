@@ -149,7 +149,8 @@ public class PodMutationWebhook {
                   + " with the resource), else create it again yourself"));
     }
     var serialization = client.getKubernetesSerialization();
-    String patch = serialization.asJson(PodPatches.forPod(pod, resource, container));
+    String patch =
+        serialization.asJson(PodPatches.forPod(pod, resource, container, config.toleratedTaints()));
     response.setPatchType("JSONPatch");
     response.setPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
     return response;

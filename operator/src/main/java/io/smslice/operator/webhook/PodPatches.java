@@ -6,6 +6,7 @@ import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.operator.pods.SlicePods;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +14,9 @@ import java.util.Optional;
 
 /**
  * The JSON Patch (RFC 6902) that holds a pod of a claim for smslice: the label the operator
- * watches, the scheduling gate the operator lifts once the claim is Bound, and the extended
- * resource on the chosen container (requests and limits, which must be equal for extended
+ * watches, the scheduling gate the operator lifts once the claim is Bound, tolerations of the GPU
+ * node taints that placement treats as tolerated (so the pod can go where its claim is), and the
+ * extended resource on the chosen container (requests and limits, which must be equal for extended
  * resources). Resources cannot change after admission, so the resource is set now, from the binding
  * when the claim is Bound, else from what the claim's isolation fixes.
  */
@@ -24,9 +26,13 @@ public final class PodPatches {
   /**
    * @param resource the resource and count to request, or empty when not known yet
    * @param container index of the container that gets it
+   * @param toleratedTaints taint keys placement ignores: the pod gets an Exists toleration of each
    */
   public static List<Map<String, Object>> forPod(
-      Pod pod, Optional<Map.Entry<String, Integer>> resource, int container) {
+      Pod pod,
+      Optional<Map.Entry<String, Integer>> resource,
+      int container,
+      Collection<String> toleratedTaints) {
     List<Map<String, Object>> ops = new ArrayList<>();
     // fabric8 reads an absent map or list as an empty one; the JSON the API server holds has no
     // such member, and a JSON Patch cannot add below a missing parent: add the whole value then
@@ -43,8 +49,33 @@ public final class PodPatches {
     } else if (gates.stream().noneMatch(g -> SlicePods.GATE.equals(g.getName()))) {
       ops.add(op("add", "/spec/schedulingGates/-", gate));
     }
+    addTolerations(ops, pod, toleratedTaints);
     resource.ifPresent(entry -> addResource(ops, pod, entry, container));
     return ops;
+  }
+
+  private static void addTolerations(
+      List<Map<String, Object>> ops, Pod pod, Collection<String> toleratedTaints) {
+    var existing = pod.getSpec().getTolerations();
+    boolean none = existing == null || existing.isEmpty();
+    List<Map<String, Object>> added = new ArrayList<>();
+    for (String key : toleratedTaints.stream().sorted().toList()) {
+      boolean tolerated =
+          !none
+              && existing.stream()
+                  .anyMatch(
+                      t ->
+                          key.equals(t.getKey())
+                              || (t.getKey() == null && "Exists".equals(t.getOperator())));
+      if (!tolerated) {
+        added.add(Map.of("key", key, "operator", "Exists"));
+      }
+    }
+    if (none && !added.isEmpty()) {
+      ops.add(op("add", "/spec/tolerations", added));
+    } else {
+      added.forEach(t -> ops.add(op("add", "/spec/tolerations/-", t)));
+    }
   }
 
   /** The resource a pod of {@code claim} requests, if it can be known now. */

@@ -111,6 +111,32 @@ class PodWebhookTest {
 
   /** Issue 12.4: the slice goes to the container the pod names, never blindly to the first. */
   @Test
+  void podsTolerateTheGpuTaintsPlacementIgnoresOnceEach() {
+    client.resource(claim("taint-claim", 16, "P-nowhere")).create();
+    assertThat(review(plain("untolerated", "taint-claim")))
+        .contains(
+            op(
+                "/spec/tolerations",
+                List.of(
+                    Map.of("key", "nvidia.com/gpu", "operator", "Exists"),
+                    Map.of("key", "smslice.io/gpu", "operator", "Exists"))));
+    Pod tolerating =
+        new PodBuilder(plain("tolerating", "taint-claim"))
+            .editSpec()
+            .addNewToleration()
+            .withKey("nvidia.com/gpu")
+            .withOperator("Equal")
+            .withValue("present")
+            .withEffect("NoSchedule")
+            .endToleration()
+            .endSpec()
+            .build();
+    assertThat(review(tolerating))
+        .contains(op("/spec/tolerations/-", Map.of("key", "smslice.io/gpu", "operator", "Exists")))
+        .noneMatch(o -> String.valueOf(o.get("value")).contains("nvidia.com/gpu"));
+  }
+
+  @Test
   void theNamedContainerGetsTheSliceAndBadAnnotationsAreDenied() {
     client.resource(claim("side-claim", 16, "P-nowhere")).create();
     Pod withSidecar =

@@ -22,7 +22,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 @ValidationRule(
     value =
         "!has(self.memory) || (isQuantity(string(self.memory))"
-            + " && quantity(string(self.memory)).sign() > 0"
+            + " && sign(quantity(string(self.memory))) > 0"
             + " && quantity(string(self.memory)).isInteger())",
     message =
         "spec.memory must be a positive whole number of bytes such as 8Gi or 512Mi (512m would be"

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.ArrayList;
@@ -45,10 +46,13 @@ public class NodeGpu {
       "SM co-scheduling alignment the driver reports (smCoscheduledAlignment).")
   private Integer coscheduledAlignment;
 
+  // Bounded so that the API server's cost estimate of the uniqueness rule above stays in budget.
+  @Size(max = 128)
   @JsonPropertyDescription(
       "Groups of the GPU's one SM split (Green mode); a slice is a set of these groups.")
   private List<SmGroup> smGroups = new ArrayList<>();
 
+  @Size(max = 64)
   @JsonPropertyDescription("MIG instances present on the GPU (MIG mode).")
   private List<MigInstance> migInstances = new ArrayList<>();
 

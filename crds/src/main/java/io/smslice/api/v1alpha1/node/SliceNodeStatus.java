@@ -2,11 +2,14 @@ package io.smslice.api.v1alpha1.node;
 
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import java.util.ArrayList;
 import java.util.List;
 
 /** What the node side observed on its node, kept current by it. */
 public class SliceNodeStatus {
+  // Bounded, as each GPU's rules are costed per item by the API server.
+  @Size(max = 64)
   @JsonPropertyDescription("The node's GPUs.")
   private List<NodeGpu> gpus = new ArrayList<>();
 

@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
 
 /**
  * The part of the API server's CEL quantity library that our rules use ({@code isQuantity}, {@code
- * quantity}, {@code sign}, {@code isInteger}), following the Kubernetes quantity grammar, so the
- * rules can be evaluated without an API server.
+ * quantity}, the global {@code sign}, {@code isInteger}), with the API server's overloads (a member
+ * {@code q.sign()} does not compile there) and the Kubernetes quantity grammar, so the rules can be
+ * evaluated without an API server.
  */
 final class KubernetesQuantityLibrary {
   private static final OpaqueType QUANTITY = OpaqueType.create("kubernetes.Quantity");
@@ -35,7 +36,7 @@ final class KubernetesQuantityLibrary {
             "quantity",
             CelOverloadDecl.newGlobalOverload("string_to_quantity", QUANTITY, SimpleType.STRING)),
         CelFunctionDecl.newFunctionDeclaration(
-            "sign", CelOverloadDecl.newMemberOverload("quantity_sign", SimpleType.INT, QUANTITY)),
+            "sign", CelOverloadDecl.newGlobalOverload("quantity_sign", SimpleType.INT, QUANTITY)),
         CelFunctionDecl.newFunctionDeclaration(
             "isInteger",
             CelOverloadDecl.newMemberOverload("quantity_is_integer", SimpleType.BOOL, QUANTITY)));
