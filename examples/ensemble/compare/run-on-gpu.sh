@@ -8,6 +8,8 @@
 #               environment.
 #   size        each model alone in slices of $SIZE_GROUPS (claims the agent serves, the model
 #               under the interposer) and on the whole GPU; then size_slice.py's report.
+#               SIZE_TOOL=examples/sizing/size_model.py SIZE_MODELS=<specs> sizes other models
+#               (TorchScript, ONNX, torchvision:NAME, module:function) and draws the p99 curve.
 #   smoke       one short run of the first of $CONFIGS, to catch mistakes cheaply
 # green and size need $BUNDLE: the folder device-plugin/interposer/verify/prepare-gpu-run.sh made
 # (interposer library, agent jars, a Java runtime).
@@ -69,22 +71,25 @@ for stage in "$@"; do
     size)
       start_agent $SIZE_GROUPS
       rows=$out/size-rows.jsonl
+      tool=${SIZE_TOOL:-$here/../python/size_slice.py}
+      report_args=()
+      [[ $tool == *size_model.py ]] && report_args=(--svg "$out/p99.svg")
       for m in ${SIZE_MODELS:-resnet18 mobilenet vit}; do
         for claim in $SIZE_GROUPS; do
           claim=${claim%%=*}
           "$py" -c "import json,shlex,sys; print('\n'.join('export %s=%s' % (k, shlex.quote(v))
                     for k, v in json.load(open(sys.argv[1]))[sys.argv[2]].items()))" \
             "$work/claim-env.json" "$claim" > "$work/$claim.sh"
-          ( source "$work/$claim.sh" && PYTHONUNBUFFERED=1 "$py" "$here/../python/size_slice.py" \
+          ( source "$work/$claim.sh" && PYTHONUNBUFFERED=1 "$py" "$tool" \
               measure --model "$m" --period-ms "$PERIOD_MS" --frames "$SIZE_FRAMES" ) >> "$rows"
         done
         # the whole GPU, no slice (run under the same MPS daemon as the slices)
-        PYTHONUNBUFFERED=1 "$py" "$here/../python/size_slice.py" measure --model "$m" \
+        PYTHONUNBUFFERED=1 "$py" "$tool" measure --model "$m" \
           --period-ms "$PERIOD_MS" --frames "$SIZE_FRAMES" >> "$rows"
       done
       stop_agent
-      "$py" "$here/../python/size_slice.py" report --deadline-ms "$DEADLINE_MS" \
-        --period-ms "$PERIOD_MS" "$rows" | tee "$out/size.md" ;;
+      "$py" "$tool" report --deadline-ms "$DEADLINE_MS" --period-ms "$PERIOD_MS" \
+        "${report_args[@]}" "$rows" | tee "$out/size.md" ;;
     smoke)
       PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out/smoke" --configs "${CONFIGS%%,*}" \
         --runs 1 --frames 300 --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" --sms "$SMS" ;;

@@ -66,6 +66,22 @@ def smallest_meeting(rows, limit_us):
     return min(fits) if fits else None
 
 
+def table(rows, limit_ms):
+    """One model's rows as a markdown table, smallest slice first, and the smallest that fits."""
+    mine = sorted(rows, key=lambda r: (not isinstance(r["sms"], int),
+                                       r["sms"] if isinstance(r["sms"], int) else 0))
+    out = ["%s on %s, service time per frame (us):" % (mine[0]["model"], mine[0]["gpu"]),
+           "| SMs | p50 | p99 | max | frames |",
+           "|---|---|---|---|---|"]
+    for r in mine:
+        out.append("| %s | %s | %s | %s | %s |"
+                   % (r["sms"], r["p50_us"], r["p99_us"], r["max_us"], r["count"]))
+    best = smallest_meeting(mine, limit_ms * 1000)
+    out.append("smallest slice with p99 within %.2f ms: %s" % (
+        limit_ms, "%d SMs" % best if best else "none of those measured"))
+    return "\n".join(out)
+
+
 def report(o):
     rows = []
     for name in o.rows or ["-"]:
@@ -73,20 +89,10 @@ def report(o):
         rows += [json.loads(line) for line in f if line.strip().startswith("{")]
     if not rows:
         raise SystemExit("no measurements to report")
+    limit_ms = min(o.deadline_ms, o.period_ms)
     out = []
     for model in sorted({r["model"] for r in rows}):
-        mine = sorted((r for r in rows if r["model"] == model),
-                      key=lambda r: (not isinstance(r["sms"], int), r["sms"]
-                                     if isinstance(r["sms"], int) else 0))
-        out.append("%s on %s, service time per frame (us):" % (model, mine[0]["gpu"]))
-        out.append("| SMs | p50 | p99 | max | frames |")
-        out.append("|---|---|---|---|---|")
-        for r in mine:
-            out.append("| %s | %s | %s | %s | %s |"
-                       % (r["sms"], r["p50_us"], r["p99_us"], r["max_us"], r["count"]))
-        best = smallest_meeting(mine, min(o.deadline_ms, o.period_ms) * 1000)
-        out.append("smallest slice with p99 within %.2f ms: %s" % (
-            min(o.deadline_ms, o.period_ms), "%d SMs" % best if best else "none of those measured"))
+        out.append(table([r for r in rows if r["model"] == model], limit_ms))
         out.append("")
     print("\n".join(out))
     return 0

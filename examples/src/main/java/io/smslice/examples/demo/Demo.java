@@ -21,7 +21,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -39,7 +38,7 @@ public final class Demo {
   private final DemoOptions options;
   private final PrintStream out;
   private final AtomicBoolean stopping = new AtomicBoolean();
-  private final List<String> log = new CopyOnWriteArrayList<>();
+  private final EventLines log = new EventLines();
   private static volatile boolean interrupted;
 
   /** Each workload's statistics when the simulated GPUs' slicing was turned off; null before. */
@@ -236,7 +235,11 @@ public final class Demo {
             + " the operator lifts, then the demo's stand-in for the kube-scheduler binds them.");
 
     long launchesBeforeResize =
-        liveLoop(client, new LiveTable(client, workloads, node.gpuLabel()), workloads, node);
+        liveLoop(
+            client,
+            new LiveTable(client, workloads, node.gpuLabel(), node.simulated()),
+            workloads,
+            node);
     processes.close(); // the PyTorch processes end before the node's MPS daemon is stopped
     return report(client, kubelet, workloads, history, node, examples, launchesBeforeResize);
   }
@@ -346,7 +349,12 @@ public final class Demo {
         attached.sample();
       }
       if (!options.headless() || frame % 5 == 0) {
-        String screen = table.render(t, event + ensembleSection() + recentLog());
+        String screen =
+            table.render(
+                t,
+                event
+                    + ensembleSection()
+                    + (options.headless() ? log.sinceLastCall() : log.latest(4)));
         out.print(options.headless() ? screen + System.lineSeparator() : "\033[H\033[2J" + screen);
         out.flush();
       }
@@ -359,7 +367,10 @@ public final class Demo {
         Thread.sleep(100);
       }
     }
-    out.print(table.render((System.nanoTime() - start) / 1e9, "stopped" + recentLog()));
+    out.print(
+        table.render(
+            (System.nanoTime() - start) / 1e9,
+            "stopped" + (options.headless() ? log.sinceLastCall() : log.latest(4))));
     return launchesBeforeResize;
   }
 
@@ -369,13 +380,6 @@ public final class Demo {
       section += System.lineSeparator() + attached.render();
     }
     return section.isBlank() ? "" : System.lineSeparator() + section;
-  }
-
-  private String recentLog() {
-    List<String> lines = log.subList(Math.max(0, log.size() - 4), log.size());
-    return lines.isEmpty()
-        ? ""
-        : System.lineSeparator() + String.join(System.lineSeparator(), lines);
   }
 
   private DemoReport report(

@@ -50,6 +50,16 @@ class DemoTest {
   }
 
   @Test
+  void theTableLeadsWithTheModelledVerdictAndShowsEachEventLineOnce() {
+    assertThat(output)
+        .contains("DEADLINE   GPU-P99  GPU-MISS  HOST-P50  HOST-P99 HOST-MISS")
+        .contains("each frame's GPU time, modelled from H200 measurements: the verdict");
+    List<String> kubeletLines =
+        output.lines().filter(l -> l.startsWith("kubelet: ") && l.contains(" allocated ")).toList();
+    assertThat(kubeletLines).as("the kubelet's allocations").isNotEmpty().doesNotHaveDuplicates();
+  }
+
+  @Test
   void theSimulatedGpuRunsAPhaseWithoutSlicingAndReportsEachPhasesDeadlines() {
     assertThat(output).contains("WHAT IF: slicing turned OFF");
     for (String pod : List.of("detector", "model-a", "model-b", "model-c")) {

@@ -1,4 +1,4 @@
-package io.smslice.examples.ensemble;
+package io.smslice.examples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -11,22 +11,22 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Runs the PyTorch ensemble's own tests (examples/ensemble: the frame clock, the voter's tally, the
- * voter process over a Unix socket, the comparison's configurations and table) with the machine's
- * python3, so the build checks them. They need no torch and no GPU; without python3 they are
- * skipped.
+ * Runs the Python tests of the examples with the machine's python3, so the build checks them: the
+ * PyTorch ensemble's (the frame clock, the voter's tally, the voter process over a Unix socket, the
+ * comparison's configurations and table) and the sizing tool's (model specs, the report and its
+ * picture, the cluster sweep against a stand-in kubectl). They need no torch and no GPU; without
+ * python3 they are skipped.
  */
-class PythonEnsembleTest {
-  private static final Path ENSEMBLE =
-      Path.of("").toAbsolutePath().getParent().resolve("examples/ensemble");
+class PythonExamplesTest {
+  private static final Path EXAMPLES = Path.of("").toAbsolutePath().getParent().resolve("examples");
 
   @ParameterizedTest
-  @ValueSource(strings = {"python", "compare"})
+  @ValueSource(strings = {"ensemble/python", "ensemble/compare", "sizing"})
   void pythonTestsPass(String folder) throws Exception {
     assumeTrue(python3Runs(), "python3 is not installed");
     Process p =
         new ProcessBuilder("python3", "-B", "-m", "unittest", "discover", "-p", "test_*.py")
-            .directory(ENSEMBLE.resolve(folder).toFile())
+            .directory(EXAMPLES.resolve(folder).toFile())
             .redirectErrorStream(true)
             .start();
     boolean done = p.waitFor(120, TimeUnit.SECONDS);
