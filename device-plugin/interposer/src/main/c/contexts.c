@@ -54,8 +54,9 @@ static CUresult push(hook_id id, CUcontext ctx) {
 CUresult cuCtxPushCurrent(CUcontext ctx) { return push(H_CTX_PUSH_CURRENT, ctx); }
 CUresult cuCtxPushCurrent_v2(CUcontext ctx) { return push(H_CTX_PUSH_CURRENT_V2, ctx); }
 
-/* The primary context is never handed back as current: if it ever is (a path the interposer
- * does not see), the slice's context replaces it before the caller can use it. */
+/* The primary context is never left current: if it ever is (a path the interposer does not
+ * see), the slice's context replaces it before the caller can use it. Either way the caller is
+ * shown the primary context's handle, the one it retained (slice_public). */
 CUresult cuCtxGetCurrent(CUcontext *pctx) {
   CUresult r = REAL(cuCtxGetCurrent_fn, H_CTX_GET_CURRENT)(pctx);
   if (r != CUDA_SUCCESS || pctx == NULL || *pctx == NULL) return r;
@@ -64,26 +65,42 @@ CUresult cuCtxGetCurrent(CUcontext *pctx) {
     return r;
   if (use != *pctx && (r = REAL(cuCtxSetCurrent_fn, H_CTX_SET_CURRENT)(use)) != CUDA_SUCCESS)
     return r;
-  *pctx = use;
+  *pctx = slice_public(use);
   return CUDA_SUCCESS;
 }
 
-static CUresult stream_ctx(CUresult r, CUcontext *pctx) {
+static CUresult pop(hook_id id, CUcontext *pctx) {
+  CUresult r = REAL(cuCtxPopCurrent_fn, id)(pctx);
+  if (r == CUDA_SUCCESS && pctx != NULL) *pctx = slice_public(*pctx);
+  return r;
+}
+
+CUresult cuCtxPopCurrent(CUcontext *pctx) { return pop(H_CTX_POP_CURRENT, pctx); }
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx) { return pop(H_CTX_POP_CURRENT_V2, pctx); }
+
+/* A stream of the slice belongs, as far as the program can tell, to the primary context. */
+static CUresult stream_ctx(CUresult r, CUcontext *pctx, CUgreenCtx *pgreen) {
   if (r != CUDA_SUCCESS || pctx == NULL || *pctx == NULL) return r;
-  return confined(*pctx, pctx, "a stream of a context outside the claim's slice");
+  CUcontext use;
+  if ((r = confined(*pctx, &use, "a stream of a context outside the claim's slice")) != CUDA_SUCCESS)
+    return r;
+  *pctx = slice_public(use);
+  if (pgreen != NULL && slice_is_own_green(*pgreen) && *pctx != use) *pgreen = NULL;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx) {
-  return stream_ctx(REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX)(s, pctx), pctx);
+  return stream_ctx(REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX)(s, pctx), pctx, NULL);
 }
 CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pctx) {
-  return stream_ctx(REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX_PTSZ)(s, pctx), pctx);
+  return stream_ctx(REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX_PTSZ)(s, pctx), pctx, NULL);
 }
 CUresult cuStreamGetCtx_v2(CUstream s, CUcontext *pctx, CUgreenCtx *pgreen) {
-  return stream_ctx(REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2)(s, pctx, pgreen), pctx);
+  return stream_ctx(REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2)(s, pctx, pgreen), pctx, pgreen);
 }
 CUresult cuStreamGetCtx_v2_ptsz(CUstream s, CUcontext *pctx, CUgreenCtx *pgreen) {
-  return stream_ctx(REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2_PTSZ)(s, pctx, pgreen), pctx);
+  return stream_ctx(REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2_PTSZ)(s, pctx, pgreen), pctx,
+                    pgreen);
 }
 
 /* A program's own context on the claim's GPU becomes a new green context of the claim's groups:

@@ -25,6 +25,8 @@ enum {
 };
 
 enum { CU_DEV_RESOURCE_TYPE_SM = 1 };
+enum { CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16 };
+enum { CU_POINTER_ATTRIBUTE_CONTEXT = 1 };
 enum { CU_GREEN_CTX_DEFAULT_STREAM = 1 };
 enum { CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
 
@@ -60,6 +62,7 @@ typedef CUresult (*cuDeviceGetCount_fn)(int *);
 typedef CUresult (*cuDeviceGet_fn)(CUdevice *, int);
 typedef CUresult (*cuDeviceGetUuid_fn)(CUuuid *, CUdevice);
 typedef CUresult (*cuDevicePrimaryCtxRetain_fn)(CUcontext *, CUdevice);
+typedef CUresult (*cuDevicePrimaryCtxRelease_fn)(CUdevice);
 typedef CUresult (*cuDevicePrimaryCtxGetState_fn)(CUdevice, unsigned int *, int *);
 typedef CUresult (*cuCtxSetCurrent_fn)(CUcontext);
 typedef CUresult (*cuCtxGetCurrent_fn)(CUcontext *);
@@ -80,5 +83,8 @@ typedef CUresult (*cuDevResourceGenerateDesc_fn)(CUdevResourceDesc *, CUdevResou
 typedef CUresult (*cuGreenCtxCreate_fn)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
 typedef CUresult (*cuGreenCtxDestroy_fn)(CUgreenCtx);
 typedef CUresult (*cuCtxFromGreenCtx_fn)(CUcontext *, CUgreenCtx);
+typedef CUresult (*cuDeviceGetAttribute_fn)(int *, int, CUdevice);
+typedef CUresult (*cuPointerGetAttribute_fn)(void *, int, unsigned long long);
+typedef CUresult (*cuPointerGetAttributes_fn)(unsigned int, int *, void **, unsigned long long);
 
 #endif

@@ -48,6 +48,23 @@ hook hooks[H_COUNT] = {
                              (void *)cuStreamGetCtx_v2, NULL},
     [H_STREAM_GET_CTX_V2_PTSZ] = {"cuStreamGetCtx", "cuStreamGetCtx_v2_ptsz", 12050, 1,
                                   (void *)cuStreamGetCtx_v2_ptsz, NULL},
+    [H_CTX_POP_CURRENT] = {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000, 0,
+                           (void *)cuCtxPopCurrent, NULL},
+    [H_CTX_POP_CURRENT_V2] = {"cuCtxPopCurrent", "cuCtxPopCurrent_v2", 4000, 0,
+                              (void *)cuCtxPopCurrent_v2, NULL},
+    [H_POINTER_GET_ATTRIBUTE] = {"cuPointerGetAttribute", "cuPointerGetAttribute", 4000, 0,
+                                 (void *)cuPointerGetAttribute, NULL},
+    [H_POINTER_GET_ATTRIBUTES] = {"cuPointerGetAttributes", "cuPointerGetAttributes", 7000, 0,
+                                  (void *)cuPointerGetAttributes, NULL},
+    [H_DEVICE_GET_ATTRIBUTE] = {"cuDeviceGetAttribute", "cuDeviceGetAttribute", 2000, 0,
+                                (void *)cuDeviceGetAttribute, NULL},
+    [H_GL_CTX_CREATE] = {"cuGLCtxCreate", "cuGLCtxCreate", 2000, 0, (void *)cuGLCtxCreate, NULL},
+    [H_GL_CTX_CREATE_V2] = {"cuGLCtxCreate", "cuGLCtxCreate_v2", 3020, 0,
+                            (void *)cuGLCtxCreate_v2, NULL},
+    [H_VDPAU_CTX_CREATE] = {"cuVDPAUCtxCreate", "cuVDPAUCtxCreate", 3010, 0,
+                            (void *)cuVDPAUCtxCreate, NULL},
+    [H_VDPAU_CTX_CREATE_V2] = {"cuVDPAUCtxCreate", "cuVDPAUCtxCreate_v2", 3020, 0,
+                               (void *)cuVDPAUCtxCreate_v2, NULL},
 };
 
 void *real_of(hook_id id) { return real_slot(&hooks[id].real, hooks[id].symbol); }
@@ -124,11 +141,14 @@ static void *next_after(const char *name, const void *caller) {
   return NULL;
 }
 
+/* A lookup in a copy of the driver that another link-map namespace loaded (dlmopen) is answered
+ * from the main namespace's driver: one driver, the wrapped one, serves the process. */
 EXPORTED void *dlsym(void *handle, const char *name) {
   void *found = handle == RTLD_NEXT ? next_after(name, __builtin_return_address(0))
                                     : real_dlsym(handle, name);
-  if (found == NULL || strncmp(name, "cu", 2) != 0 || !in_libcuda(found))
-    return found;
+  if (found == NULL || !in_libcuda(found)) return found;
+  if (in_other_libcuda(found) && (found = real_cuda(name)) == NULL) return NULL;
+  if (strncmp(name, "cu", 2) != 0) return found;
   int id = hook_for_symbol(name);
   if (id < 0) return found;
   __atomic_store_n(&hooks[id].real, found, __ATOMIC_RELEASE);

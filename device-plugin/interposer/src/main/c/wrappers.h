@@ -28,5 +28,14 @@ EXPORTED CUresult cuStreamGetCtx(CUstream, CUcontext *);
 EXPORTED CUresult cuStreamGetCtx_ptsz(CUstream, CUcontext *);
 EXPORTED CUresult cuStreamGetCtx_v2(CUstream, CUcontext *, CUgreenCtx *);
 EXPORTED CUresult cuStreamGetCtx_v2_ptsz(CUstream, CUcontext *, CUgreenCtx *);
+EXPORTED CUresult cuCtxPopCurrent(CUcontext *);
+EXPORTED CUresult cuCtxPopCurrent_v2(CUcontext *);
+EXPORTED CUresult cuPointerGetAttribute(void *, int, unsigned long long);
+EXPORTED CUresult cuPointerGetAttributes(unsigned int, int *, void **, unsigned long long);
+EXPORTED CUresult cuDeviceGetAttribute(int *, int, CUdevice);
+EXPORTED CUresult cuGLCtxCreate(CUcontext *, unsigned int, CUdevice);
+EXPORTED CUresult cuGLCtxCreate_v2(CUcontext *, unsigned int, CUdevice);
+EXPORTED CUresult cuVDPAUCtxCreate(CUcontext *, unsigned int, CUdevice, void *, void *);
+EXPORTED CUresult cuVDPAUCtxCreate_v2(CUcontext *, unsigned int, CUdevice, void *, void *);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_cuda.h"
 
@@ -41,6 +42,10 @@ static __thread CUcontext stack[16];
 static __thread int depth;
 static __thread char last_launch[256];
 static int split_serial;
+static int primary_refs[DEVICES];
+enum { ALLOCATIONS = 64 };
+static CUcontext allocation_ctx[ALLOCATIONS];
+static int allocations;
 
 #define NEED_INIT \
   if (!initialized) return 3
@@ -70,8 +75,11 @@ EXPORT CUresult cuInit(unsigned int flags) {
   return 0;
 }
 
+/* FAKECUDA_DEVICE_COUNT_DELAY_MS makes the call slow, as a driver call may be. */
 EXPORT CUresult cuDeviceGetCount(int *n) {
   NEED_INIT;
+  const char *delay = getenv("FAKECUDA_DEVICE_COUNT_DELAY_MS");
+  if (delay != NULL) usleep((useconds_t)atoi(delay) * 1000);
   *n = DEVICES;
   return 0;
 }
@@ -94,14 +102,29 @@ EXPORT CUresult cuDeviceGetUuid(CUuuid *u, CUdevice d) { return cuDeviceGetUuid_
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
   NEED_INIT;
   *c = &primary[d];
+  __atomic_add_fetch(&primary_refs[d], 1, __ATOMIC_SEQ_CST);
   return 0;
 }
 
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
+  NEED_INIT;
+  return __atomic_sub_fetch(&primary_refs[d], 1, __ATOMIC_SEQ_CST) < 0 ? 1 : 0;
+}
+
+/* References held on a device's primary context. */
+EXPORT int fakecuda_primary_refs(CUdevice d) { return primary_refs[d]; }
+
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int *active) {
   NEED_INIT;
-  (void)d;
   *flags = 0;
-  *active = 1;
+  *active = primary_refs[d] > 0;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice d) {
+  NEED_INIT;
+  (void)d;
+  *value = attribute == 16 ? SMS : 0;
   return 0;
 }
 
@@ -144,6 +167,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *c) {
   depth--;
   return 0;
 }
+EXPORT CUresult cuCtxPopCurrent(CUcontext *c) { return cuCtxPopCurrent_v2(c); }
 
 static CUresult create(CUcontext *c, CUdevice d) {
   NEED_INIT;
@@ -165,6 +189,16 @@ EXPORT CUresult cuCtxCreate_v3(CUcontext *c, void *p, int n, unsigned int flags,
 EXPORT CUresult cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, unsigned int flags,
                                CUdevice d) {
   (void)p, (void)flags;
+  return create(c, d);
+}
+
+EXPORT CUresult cuGLCtxCreate_v2(CUcontext *c, unsigned int flags, CUdevice d) {
+  (void)flags;
+  return create(c, d);
+}
+EXPORT CUresult cuVDPAUCtxCreate_v2(CUcontext *c, unsigned int flags, CUdevice d, void *v,
+                                    void *p) {
+  (void)flags, (void)v, (void)p;
   return create(c, d);
 }
 
@@ -333,10 +367,33 @@ EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) {
   return cuGraphLaunch(e, s == NULL ? FAKE_STREAM_PER_THREAD : s);
 }
 
+/* An allocation's address is 0x1000 times its number; it remembers its context. */
 EXPORT CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
   NEED_INIT;
-  *p = bytes;
-  return current() == NULL ? FAKE_ERROR_INVALID_CONTEXT : 0;
+  (void)bytes;
+  if (current() == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  int n = __atomic_fetch_add(&allocations, 1, __ATOMIC_SEQ_CST);
+  if (n >= ALLOCATIONS) return 2;
+  allocation_ctx[n] = current();
+  *p = 0x1000ull * (unsigned long long)(n + 1);
+  return 0;
+}
+
+EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr) {
+  NEED_INIT;
+  unsigned long long n = ptr / 0x1000;
+  if (attribute != 1 || n == 0 || n > (unsigned long long)allocations) return 1;
+  *(CUcontext *)data = allocation_ctx[n - 1];
+  return 0;
+}
+
+EXPORT CUresult cuPointerGetAttributes(unsigned int count, int *attributes, void **data,
+                                       unsigned long long ptr) {
+  for (unsigned int i = 0; i < count; i++) {
+    CUresult r = cuPointerGetAttribute(data[i], attributes[i], ptr);
+    if (r != 0) return r;
+  }
+  return 0;
 }
 
 typedef struct {
@@ -418,5 +475,11 @@ static const entry table[] = {
     E("cuGraphLaunch", cuGraphLaunch, 10000, 0),
     E("cuGraphLaunch", cuGraphLaunch_ptsz, 10000, 1),
     E("cuMemAlloc", cuMemAlloc_v2, 3020, 0),
+    E("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2, 11000, 0),
+    E("cuDeviceGetAttribute", cuDeviceGetAttribute, 2000, 0),
+    E("cuPointerGetAttribute", cuPointerGetAttribute, 4000, 0),
+    E("cuPointerGetAttributes", cuPointerGetAttributes, 7000, 0),
+    E("cuGLCtxCreate", cuGLCtxCreate_v2, 3020, 0),
+    E("cuVDPAUCtxCreate", cuVDPAUCtxCreate_v2, 3020, 0),
 };
 static const int table_size = sizeof table / sizeof table[0];

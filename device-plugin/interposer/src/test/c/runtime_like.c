@@ -1,68 +1,10 @@
 /* Reaches the (fake) driver the way the CUDA runtime does: dlopen("libcuda.so.1"), dlsym of
  * cuGetProcAddress_v2, and every other entry point through it. Each scenario prints one line per
  * step, "<step> <CUresult> <what the fake saw>", for the tests to check. */
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake_cuda.h"
-
-typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                              unsigned, unsigned, CUstream, void **, void **);
-typedef CUresult (*stream_create_fn)(CUstream *, unsigned int);
-typedef CUresult (*stream_priority_fn)(CUstream *, unsigned int, int);
-typedef CUresult (*graph_create_fn)(CUgraph *, unsigned int);
-typedef CUresult (*graph_instantiate_fn)(CUgraphExec *, CUgraph, unsigned long long);
-typedef CUresult (*graph_launch_fn)(CUgraphExec, CUstream);
-
-static void *libcuda;
-static cuGetProcAddress_v2_fn get_proc;
-static fakecuda_last_launch_fn last_launch;
-static fakecuda_describe_fn describe;
-static fakecuda_real_fn fake_real;
-static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *proc(const char *name, unsigned long long flags) {
-  void *fn = NULL;
-  int status;
-  if (get_proc(name, &fn, 13000, flags, &status) != CUDA_SUCCESS) {
-    fprintf(stderr, "runtime_like: no %s\n", name);
-    exit(2);
-  }
-  return fn;
-}
-#define PROC(type, name) ((type)proc(name, 0))
-
-static void line(const char *step, CUresult r, const char *seen) {
-  pthread_mutex_lock(&print_lock);
-  printf("%s %d %s\n", step, r, r == CUDA_SUCCESS ? seen : "-");
-  fflush(stdout);
-  pthread_mutex_unlock(&print_lock);
-}
-
-static void launch_on(const char *step, CUstream s, unsigned long long flags) {
-  launch_fn launch = (launch_fn)proc("cuLaunchKernel", flags);
-  line(step, launch(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL), last_launch());
-}
-
-static CUresult primary_of(int ordinal, CUcontext *ctx) {
-  CUdevice dev;
-  CUresult r = PROC(cuDeviceGet_fn, "cuDeviceGet")(&dev, ordinal);
-  return r != CUDA_SUCCESS ? r : PROC(cuDevicePrimaryCtxRetain_fn, "cuDevicePrimaryCtxRetain")(ctx, dev);
-}
-
-/* What cudaSetDevice(1) and a first runtime call do on a thread. */
-static CUresult runtime_thread_setup(int push) {
-  CUcontext primary = NULL;
-  CUresult r = primary_of(1, &primary);
-  if (r != CUDA_SUCCESS) return r;
-  return push ? PROC(cuCtxPushCurrent_fn, "cuCtxPushCurrent")(primary)
-              : PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(primary);
-}
+#include "program_support.h"
 
 static void *other_thread(void *arg) {
   int push = arg != NULL;
@@ -223,18 +165,102 @@ static void exec_self(const char *self) {
   exit(2);
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) return 2;
-  libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (libcuda == NULL) {
-    fprintf(stderr, "runtime_like: %s\n", dlerror());
-    return 2;
+/* The handles the program is shown are the ones it retained; its work still runs in the slice. */
+static void identity(void) {
+  line("cuInit", PROC(cuInit_fn, "cuInit")(0), "ok");
+  CUcontext primary = NULL, ctx = NULL;
+  line("retain", primary_of(1, &primary), describe(primary));
+  line("set", PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(primary), "ok");
+  launch_on("launch", NULL, 0);
+  char seen[32];
+  CUresult r = PROC(cuCtxGetCurrent_fn, "cuCtxGetCurrent")(&ctx);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("get-current", r, seen);
+  CUgreenCtx green = (CUgreenCtx)0x1;
+  r = PROC(cuStreamGetCtx_v2_fn, "cuStreamGetCtx")(NULL, &ctx, &green);
+  snprintf(seen, sizeof seen, "same=%d green=%s", ctx == primary, green == NULL ? "none" : "some");
+  line("stream-ctx", r, seen);
+  unsigned long long ptr = 0;
+  typedef CUresult (*alloc_fn)(unsigned long long *, size_t);
+  line("alloc", PROC(alloc_fn, "cuMemAlloc")(&ptr, 64), "ok");
+  ctx = NULL;
+  r = PROC(cuPointerGetAttribute_fn, "cuPointerGetAttribute")(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                                              ptr);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("pointer-ctx", r, seen);
+  int attribute = CU_POINTER_ATTRIBUTE_CONTEXT;
+  void *data[1] = {&ctx};
+  ctx = NULL;
+  r = PROC(cuPointerGetAttributes_fn, "cuPointerGetAttributes")(1, &attribute, data, ptr);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("pointer-attributes-ctx", r, seen);
+  ctx = NULL;
+  r = PROC(cuCtxPopCurrent_fn, "cuCtxPopCurrent")(&ctx);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("pop", r, seen);
+  line("push", PROC(cuCtxPushCurrent_fn, "cuCtxPushCurrent")(primary), "ok");
+  launch_on("launch-after-push", NULL, 0);
+  for (int dev = 0; dev < 2; dev++) {
+    int sms = 0;
+    r = PROC(cuDeviceGetAttribute_fn, "cuDeviceGetAttribute")(
+        &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    snprintf(seen, sizeof seen, "%d", sms);
+    line(dev == 1 ? "sm-count-claim-device" : "sm-count-other-device", r, seen);
   }
-  get_proc = (cuGetProcAddress_v2_fn)dlsym(libcuda, "cuGetProcAddress_v2");
-  last_launch = (fakecuda_last_launch_fn)dlsym(libcuda, "fakecuda_last_launch");
-  describe = (fakecuda_describe_fn)dlsym(libcuda, "fakecuda_describe");
-  fake_real = (fakecuda_real_fn)dlsym(libcuda, "fakecuda_real");
-  if (!get_proc || !last_launch || !describe || !fake_real) return 2;
+}
+
+/* A primary context retained past the interposer (it learns the handle when it is made current)
+ * must hold no reference of the interposer's once the program releases its own. */
+static void unseen_primary(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  CUcontext primary = NULL;
+  ((cuDevicePrimaryCtxRetain_fn)fake_real("cuDevicePrimaryCtxRetain"))(&primary, 1);
+  line("set", PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(primary), "ok");
+  launch_on("launch", NULL, 0);
+  ((cuDevicePrimaryCtxRelease_fn)fake_real("cuDevicePrimaryCtxRelease_v2"))(1);
+  char seen[32];
+  snprintf(seen, sizeof seen, "%d", ((fakecuda_refs_fn)dlsym(libcuda, "fakecuda_primary_refs"))(1));
+  line("primary-refs", 0, seen);
+}
+
+typedef CUresult (*graphics_ctx_fn)(CUcontext *, unsigned int, CUdevice);
+typedef CUresult (*vdpau_ctx_fn)(CUcontext *, unsigned int, CUdevice, void *, void *);
+
+static void graphics(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  CUcontext ctx = NULL;
+  line("gl-context", PROC(graphics_ctx_fn, "cuGLCtxCreate")(&ctx, 0, 1), describe(ctx));
+  line("vdpau-context", PROC(vdpau_ctx_fn, "cuVDPAUCtxCreate")(&ctx, 0, 1, NULL, NULL),
+       describe(ctx));
+}
+
+static void *small_stack_thread(void *unused) {
+  (void)unused;
+  line("small-stack-setup", runtime_thread_setup(0), "ok");
+  launch_on("small-stack", NULL, 0);
+  return NULL;
+}
+
+/* The slice is built on the first thread that needs it, whatever its stack (32 KiB here). */
+static void small_stack(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 32 * 1024);
+  pthread_t t;
+  pthread_create(&t, &attr, small_stack_thread, NULL);
+  pthread_join(t, NULL);
+}
+
+#ifdef RUNTIME_LIKE_LIBRARY
+/* Built as a library too, for a loader to load with RTLD_DEEPBIND or dlmopen. */
+__attribute__((visibility("default"))) int runtime_like_main(int argc, char **argv);
+int runtime_like_main(int argc, char **argv) {
+#else
+int main(int argc, char **argv) {
+#endif
+  if (argc < 2) return 2;
+  if (open_driver() != 0) return 2;
   if (strcmp(argv[1], "runtime") == 0) runtime();
   else if (strcmp(argv[1], "passthrough") == 0) passthrough();
   else if (strcmp(argv[1], "driver") == 0) driver();
@@ -245,6 +271,10 @@ int main(int argc, char **argv) {
     printf("mps-env %s\n", pipe ? pipe : "-");
     runtime();
   }
+  else if (strcmp(argv[1], "identity") == 0) identity();
+  else if (strcmp(argv[1], "unseen-primary") == 0) unseen_primary();
+  else if (strcmp(argv[1], "graphics") == 0) graphics();
+  else if (strcmp(argv[1], "small-stack") == 0) small_stack();
   else if (strcmp(argv[1], "linger") == 0) {
     runtime();
     usleep(300 * 1000); /* time for a message about the agent's connection */
