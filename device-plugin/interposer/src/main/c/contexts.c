@@ -138,13 +138,3 @@ static CUresult destroy(hook_id id, CUcontext ctx) {
 
 CUresult cuCtxDestroy(CUcontext ctx) { return destroy(H_CTX_DESTROY, ctx); }
 CUresult cuCtxDestroy_v2(CUcontext ctx) { return destroy(H_CTX_DESTROY_V2, ctx); }
-
-/* The interposer cannot tell which SMs a program-built resource descriptor names, so a program's
- * own green contexts are refused rather than allowed onto a neighbour's SMs. */
-CUresult cuGreenCtxCreate(CUgreenCtx *phctx, CUdevResourceDesc desc, CUdevice dev,
-                          unsigned int flags) {
-  (void)phctx, (void)desc, (void)dev, (void)flags;
-  if (slice_attach() != CUDA_SUCCESS) return CUDA_ERROR_NOT_PERMITTED;
-  return slice_refuse("cuGreenCtxCreate by the program (it already runs in its claim's green "
-                      "context)");
-}

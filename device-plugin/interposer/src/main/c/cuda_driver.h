@@ -83,6 +83,10 @@ typedef CUresult (*cuDevResourceGenerateDesc_fn)(CUdevResourceDesc *, CUdevResou
 typedef CUresult (*cuGreenCtxCreate_fn)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
 typedef CUresult (*cuGreenCtxDestroy_fn)(CUgreenCtx);
 typedef CUresult (*cuCtxFromGreenCtx_fn)(CUcontext *, CUgreenCtx);
+typedef CUresult (*cuGreenCtxGetDevResource_fn)(CUgreenCtx, CUdevResource *, int);
+typedef CUresult (*cuCtxGetDevResource_fn)(CUcontext, CUdevResource *, int);
+typedef CUresult (*cuDevSmResourceSplit_fn)(CUdevResource *, unsigned int, const CUdevResource *,
+                                            CUdevResource *, unsigned int, void *);
 typedef CUresult (*cuDeviceGetAttribute_fn)(int *, int, CUdevice);
 typedef CUresult (*cuPointerGetAttribute_fn)(void *, int, unsigned long long);
 typedef CUresult (*cuPointerGetAttributes_fn)(unsigned int, int *, void **, unsigned long long);

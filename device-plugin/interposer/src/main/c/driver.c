@@ -19,6 +19,7 @@ static const char *const names[D_COUNT] = {
     [D_CTX_PUSH_CURRENT_V2] = "cuCtxPushCurrent_v2",
     [D_CTX_POP_CURRENT_V2] = "cuCtxPopCurrent_v2",
     [D_CTX_GET_CURRENT] = "cuCtxGetCurrent",
+    [D_GREEN_CTX_GET_DEV_RESOURCE] = "cuGreenCtxGetDevResource",
 };
 
 static void *fns[D_COUNT];

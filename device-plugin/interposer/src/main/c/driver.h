@@ -22,6 +22,7 @@ typedef enum {
   D_CTX_PUSH_CURRENT_V2,
   D_CTX_POP_CURRENT_V2,
   D_CTX_GET_CURRENT,
+  D_GREEN_CTX_GET_DEV_RESOURCE,
   D_COUNT
 } driver_fn;
 

@@ -65,6 +65,21 @@ hook hooks[H_COUNT] = {
                             (void *)cuVDPAUCtxCreate, NULL},
     [H_VDPAU_CTX_CREATE_V2] = {"cuVDPAUCtxCreate", "cuVDPAUCtxCreate_v2", 3020, 0,
                                (void *)cuVDPAUCtxCreate_v2, NULL},
+    [H_DEVICE_GET_DEV_RESOURCE] = {"cuDeviceGetDevResource", "cuDeviceGetDevResource", 12040, 0,
+                                   (void *)cuDeviceGetDevResource, NULL},
+    [H_CTX_GET_DEV_RESOURCE] = {"cuCtxGetDevResource", "cuCtxGetDevResource", 12040, 0,
+                                (void *)cuCtxGetDevResource, NULL},
+    [H_GREEN_CTX_GET_DEV_RESOURCE] = {"cuGreenCtxGetDevResource", "cuGreenCtxGetDevResource",
+                                      12040, 0, (void *)cuGreenCtxGetDevResource, NULL},
+    [H_SM_RESOURCE_SPLIT_BY_COUNT] = {"cuDevSmResourceSplitByCount",
+                                      "cuDevSmResourceSplitByCount", 12040, 0,
+                                      (void *)cuDevSmResourceSplitByCount, NULL},
+    [H_SM_RESOURCE_SPLIT] = {"cuDevSmResourceSplit", "cuDevSmResourceSplit", 13010, 0,
+                             (void *)cuDevSmResourceSplit, NULL},
+    [H_RESOURCE_GENERATE_DESC] = {"cuDevResourceGenerateDesc", "cuDevResourceGenerateDesc", 12040,
+                                  0, (void *)cuDevResourceGenerateDesc, NULL},
+    [H_GREEN_CTX_DESTROY] = {"cuGreenCtxDestroy", "cuGreenCtxDestroy", 12040, 0,
+                             (void *)cuGreenCtxDestroy, NULL},
 };
 
 void *real_of(hook_id id) { return real_slot(&hooks[id].real, hooks[id].symbol); }

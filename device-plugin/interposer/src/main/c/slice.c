@@ -12,6 +12,7 @@
 #include "agent_attach.h"
 #include "driver.h"
 #include "log.h"
+#include "program_green.h"
 #include "real.h"
 #include "registration.h"
 #include "tenant_env.h"
@@ -205,7 +206,7 @@ ctx_kind slice_classify(CUcontext ctx) {
   pthread_mutex_lock(&lock);
   ctx_kind kind;
   CUdevice dev = primary_device(ctx);
-  if (is_owned(ctx)) {
+  if (is_owned(ctx) || program_green_owns(ctx)) {
     kind = CTX_PASS;
   } else if (dev >= 0) {
     kind = dev == device ? CTX_SWAP : CTX_REFUSE;
@@ -240,8 +241,26 @@ CUcontext slice_public(CUcontext ctx) {
   return shown;
 }
 
+CUgreenCtx slice_green(CUcontext ctx) {
+  if (load_state(&context_state) != READY || ctx == NULL) return NULL;
+  if (ctx == slice_ctx) return green;
+  CUgreenCtx made = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < owned_count; i++)
+    if (owned[i].ctx == ctx) made = owned[i].green;
+  for (int i = 0; i < primary_count; i++)
+    if (primaries[i].ctx == ctx && primaries[i].dev == device) made = green;
+  pthread_mutex_unlock(&lock);
+  return made;
+}
+
 int slice_is_own_green(CUgreenCtx g) {
   return g != NULL && load_state(&context_state) == READY && g == green;
+}
+
+int slice_claim_device(void) {
+  CUcontext mine;
+  return slice_context(&mine) == CUDA_SUCCESS ? device : -1;
 }
 
 int slice_claim_sms(CUdevice dev) {

@@ -25,6 +25,13 @@ ctx_kind slice_classify(CUcontext ctx);
  * must see the handle it retained, as numba checks), any other unchanged. */
 CUcontext slice_public(CUcontext ctx);
 
+/* The green context behind one of the slice's contexts (its own, one made for cuCtxCreate, or
+ * the claim device's primary context it stands for), or NULL. */
+CUgreenCtx slice_green(CUcontext ctx);
+
+/* The claim's device (the slice built), or -1. */
+int slice_claim_device(void);
+
 /* True for the slice's own green context. */
 int slice_is_own_green(CUgreenCtx g);
 

@@ -37,5 +37,14 @@ EXPORTED CUresult cuGLCtxCreate(CUcontext *, unsigned int, CUdevice);
 EXPORTED CUresult cuGLCtxCreate_v2(CUcontext *, unsigned int, CUdevice);
 EXPORTED CUresult cuVDPAUCtxCreate(CUcontext *, unsigned int, CUdevice, void *, void *);
 EXPORTED CUresult cuVDPAUCtxCreate_v2(CUcontext *, unsigned int, CUdevice, void *, void *);
+EXPORTED CUresult cuDeviceGetDevResource(CUdevice, CUdevResource *, int);
+EXPORTED CUresult cuCtxGetDevResource(CUcontext, CUdevResource *, int);
+EXPORTED CUresult cuGreenCtxGetDevResource(CUgreenCtx, CUdevResource *, int);
+EXPORTED CUresult cuDevSmResourceSplitByCount(CUdevResource *, unsigned int *, const CUdevResource *,
+                                              CUdevResource *, unsigned int, unsigned int);
+EXPORTED CUresult cuDevSmResourceSplit(CUdevResource *, unsigned int, const CUdevResource *,
+                                       CUdevResource *, unsigned int, void *);
+EXPORTED CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *, CUdevResource *, unsigned int);
+EXPORTED CUresult cuGreenCtxDestroy(CUgreenCtx);
 
 #endif

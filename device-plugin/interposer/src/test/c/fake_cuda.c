@@ -21,10 +21,13 @@ struct CUctx_st {
 };
 struct CUgreenCtx_st {
   struct CUctx_st ctx;
+  char desc_groups[160];
+  unsigned int sms;
 };
 struct CUdevResourceDesc_st {
   char groups[160];
   int min;
+  unsigned int sms;
 };
 struct CUstream_st {
   CUcontext ctx;
@@ -210,22 +213,45 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext c) {
   return 0;
 }
 
-/* Tags live in the resource's padding: group index, split serial, minCount. */
-static void tag(CUdevResource *r, int index, int serial, int min, unsigned int sms) {
+/* Tags live in the resource's padding: group index, split serial, minCount, then the groups of
+ * the green context a resource was split from ("" for the device's). Index -1 is a whole device,
+ * -2 a whole green context. */
+enum { PARENT_AT = 12, PARENT_LEN = 92 - PARENT_AT };
+
+static void tag(CUdevResource *r, int index, int serial, int min, unsigned int sms,
+                const char *parent) {
   memset(r, 0, sizeof *r);
   r->type = CU_DEV_RESOURCE_TYPE_SM;
   int t[3] = {index, serial, min};
   memcpy(r->internal_padding, t, sizeof t);
+  snprintf((char *)r->internal_padding + PARENT_AT, PARENT_LEN, "%s", parent);
   r->sm.smCount = sms;
   r->sm.minSmPartitionSize = 8;
   r->sm.smCoscheduledAlignment = 8;
 }
 
+static const char *parent_of(const CUdevResource *r) {
+  return (const char *)r->internal_padding + PARENT_AT;
+}
+
 EXPORT CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r, int type) {
   NEED_INIT;
   if (type != CU_DEV_RESOURCE_TYPE_SM || d < 0 || d >= DEVICES) return 1;
-  tag(r, -1, 0, 0, SMS);
+  tag(r, -1, 0, 0, SMS, "");
   return 0;
+}
+
+EXPORT CUresult cuGreenCtxGetDevResource(CUgreenCtx g, CUdevResource *r, int type) {
+  NEED_INIT;
+  if (type != CU_DEV_RESOURCE_TYPE_SM || g == NULL) return 1;
+  tag(r, -2, 0, 0, g->sms, g->desc_groups);
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetDevResource(CUcontext c, CUdevResource *r, int type) {
+  if (c != NULL && c->kind == KIND_GREEN)
+    return cuGreenCtxGetDevResource((CUgreenCtx)c, r, type);
+  return cuDeviceGetDevResource(c == NULL ? 0 : c->dev, r, type);
 }
 
 EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nb,
@@ -233,15 +259,30 @@ EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int 
                                             unsigned int flags, unsigned int min) {
   NEED_INIT;
   (void)flags;
-  if (input->sm.smCount != SMS || min == 0) return 1;
+  int whole[1];
+  memcpy(whole, input->internal_padding, sizeof whole);
+  if (min == 0 || (whole[0] == -1 && input->sm.smCount != SMS) || (whole[0] != -1 && whole[0] != -2))
+    return 1;
   unsigned int size = (min + 7) / 8 * 8;
-  unsigned int groups = (SMS - REMAINDER) / size;
+  unsigned int usable = whole[0] == -1 ? SMS - REMAINDER : input->sm.smCount;
+  unsigned int groups = usable / size;
   if (groups > *nb) groups = *nb;
   int serial = __atomic_add_fetch(&split_serial, 1, __ATOMIC_SEQ_CST);
-  for (unsigned int i = 0; i < groups; i++) tag(&result[i], (int)i, serial, (int)min, size);
-  tag(rem, (int)groups, serial, (int)min, SMS - groups * size);
+  for (unsigned int i = 0; i < groups; i++)
+    tag(&result[i], (int)i, serial, (int)min, size, parent_of(input));
+  tag(rem, (int)groups, serial, (int)min, input->sm.smCount - groups * size, parent_of(input));
   *nb = groups;
   return 0;
+}
+
+/* CUDA 13.1's structured split, simplified: params is read as each group's SM count (all equal). */
+EXPORT CUresult cuDevSmResourceSplit(CUdevResource *result, unsigned int nb,
+                                     const CUdevResource *input, CUdevResource *rem,
+                                     unsigned int flags, void *params) {
+  unsigned int made = nb;
+  CUresult r = cuDevSmResourceSplitByCount(result, &made, input, rem, flags,
+                                           params == NULL ? 8 : *(unsigned int *)params);
+  return r == 0 && made < nb ? 1 : r;
 }
 
 EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *r,
@@ -258,8 +299,10 @@ EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource
       free(made);
       return 914;
     }
-    len += (size_t)snprintf(made->groups + len, sizeof made->groups - len, "%s%d",
-                            i == 0 ? "" : ",", t[0]);
+    const char *parent = parent_of(&r[i]);
+    len += (size_t)snprintf(made->groups + len, sizeof made->groups - len, "%s%s%s%d",
+                            i == 0 ? "" : ",", parent, parent[0] ? ":" : "", t[0]);
+    made->sms += r[i].sm.smCount;
   }
   made->min = first[2];
   *desc = made;
@@ -274,6 +317,8 @@ EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc desc, CUdevice
   made->ctx.dev = d;
   snprintf(made->ctx.groups, sizeof made->ctx.groups, "min%d;groups%s;flags%u", desc->min,
            desc->groups, flags);
+  snprintf(made->desc_groups, sizeof made->desc_groups, "%s", desc->groups);
+  made->sms = desc->sms;
   *g = made;
   return 0;
 }
@@ -460,6 +505,9 @@ static const entry table[] = {
     E("cuDevSmResourceSplitByCount", cuDevSmResourceSplitByCount, 12040, 0),
     E("cuDevResourceGenerateDesc", cuDevResourceGenerateDesc, 12040, 0),
     E("cuGreenCtxCreate", cuGreenCtxCreate, 12040, 0),
+    E("cuGreenCtxGetDevResource", cuGreenCtxGetDevResource, 12040, 0),
+    E("cuDevSmResourceSplit", cuDevSmResourceSplit, 13010, 0),
+    E("cuCtxGetDevResource", cuCtxGetDevResource, 12040, 0),
     E("cuGreenCtxDestroy", cuGreenCtxDestroy, 12040, 0),
     E("cuCtxFromGreenCtx", cuCtxFromGreenCtx, 12040, 0),
     E("cuStreamCreate", cuStreamCreate, 2000, 0),

@@ -252,6 +252,86 @@ static void small_stack(void) {
   pthread_join(t, NULL);
 }
 
+typedef CUresult (*get_resource_fn)(CUdevice, CUdevResource *, int);
+
+/* Splits resource in halves of min SMs, makes a green context of the second and launches in it. */
+static void green_of(const char *step, const CUdevResource *resource, CUdevice dev) {
+  CUdevResource parts[16], rest;
+  unsigned int n = 16;
+  CUresult r = PROC(cuDevSmResourceSplitByCount_fn, "cuDevSmResourceSplitByCount")(
+      parts, &n, resource, &rest, 0, 8);
+  CUdevResourceDesc desc = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuDevResourceGenerateDesc_fn, "cuDevResourceGenerateDesc")(&desc, &parts[1], 1);
+  CUgreenCtx green = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuGreenCtxCreate_fn, "cuGreenCtxCreate")(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM);
+  CUcontext ctx = NULL;
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxFromGreenCtx_fn, "cuCtxFromGreenCtx")(&ctx, green);
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxPushCurrent_fn, "cuCtxPushCurrent")(ctx);
+  if (r != CUDA_SUCCESS) {
+    line(step, r, "-");
+    return;
+  }
+  launch_on(step, NULL, 0);
+  CUcontext popped;
+  PROC(cuCtxPopCurrent_fn, "cuCtxPopCurrent")(&popped);
+  char seen[32];
+  snprintf(seen, sizeof seen, "ok");
+  line("destroy-green", PROC(cuGreenCtxDestroy_fn, "cuGreenCtxDestroy")(green), seen);
+}
+
+/* A program that sub-partitions the SMs it is shown (torch.cuda.green_contexts does this). */
+static void program_green(void) {
+  line("cuInit", PROC(cuInit_fn, "cuInit")(0), "ok");
+  line("setup", runtime_thread_setup(0), "ok");
+  CUdevResource shown;
+  char seen[32];
+  CUresult r = PROC(get_resource_fn, "cuDeviceGetDevResource")(1, &shown, CU_DEV_RESOURCE_TYPE_SM);
+  snprintf(seen, sizeof seen, "%u", shown.sm.smCount);
+  line("device-sms", r, seen);
+  green_of("own-green", &shown, 1);
+  CUcontext current = NULL;
+  PROC(cuCtxGetCurrent_fn, "cuCtxGetCurrent")(&current);
+  typedef CUresult (*ctx_resource_fn)(CUcontext, CUdevResource *, int);
+  r = PROC(ctx_resource_fn, "cuCtxGetDevResource")(current, &shown, CU_DEV_RESOURCE_TYPE_SM);
+  snprintf(seen, sizeof seen, "%u", shown.sm.smCount);
+  line("context-sms", r, seen);
+  launch_on("after-green", NULL, 0);
+  CUdevResource other;
+  PROC(get_resource_fn, "cuDeviceGetDevResource")(0, &other, CU_DEV_RESOURCE_TYPE_SM);
+  green_of("other-device-green", &other, 0);
+  CUdevResource whole;
+  ((get_resource_fn)fake_real("cuDeviceGetDevResource"))(1, &whole, CU_DEV_RESOURCE_TYPE_SM);
+  green_of("whole-device-green", &whole, 1);
+}
+
+/* The CUDA 13.1 structured split (driver 590+), found with cuGetProcAddress for version 13.1. */
+static void structured_green(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  runtime_thread_setup(0);
+  void *fn = NULL;
+  int status;
+  if (get_proc("cuDevSmResourceSplit", &fn, 13010, 0, &status) != CUDA_SUCCESS) return;
+  CUdevResource shown, parts[2], rest;
+  PROC(get_resource_fn, "cuDeviceGetDevResource")(1, &shown, CU_DEV_RESOURCE_TYPE_SM);
+  unsigned int sms = 8;
+  CUresult r = ((cuDevSmResourceSplit_fn)fn)(parts, 2, &shown, &rest, 0, &sms);
+  CUdevResourceDesc desc = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuDevResourceGenerateDesc_fn, "cuDevResourceGenerateDesc")(&desc, &parts[0], 1);
+  CUgreenCtx green = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuGreenCtxCreate_fn, "cuGreenCtxCreate")(&green, desc, 1, CU_GREEN_CTX_DEFAULT_STREAM);
+  CUcontext ctx = NULL;
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxFromGreenCtx_fn, "cuCtxFromGreenCtx")(&ctx, green);
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(ctx);
+  if (r != CUDA_SUCCESS)
+    line("structured-green", r, "-");
+  else
+    launch_on("structured-green", NULL, 0);
+}
+
 #ifdef RUNTIME_LIKE_LIBRARY
 /* Built as a library too, for a loader to load with RTLD_DEEPBIND or dlmopen. */
 __attribute__((visibility("default"))) int runtime_like_main(int argc, char **argv);
@@ -274,6 +354,8 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "identity") == 0) identity();
   else if (strcmp(argv[1], "unseen-primary") == 0) unseen_primary();
   else if (strcmp(argv[1], "graphics") == 0) graphics();
+  else if (strcmp(argv[1], "program-green") == 0) program_green();
+  else if (strcmp(argv[1], "structured-green") == 0) structured_green();
   else if (strcmp(argv[1], "small-stack") == 0) small_stack();
   else if (strcmp(argv[1], "linger") == 0) {
     runtime();
