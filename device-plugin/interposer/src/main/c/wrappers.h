@@ -46,5 +46,18 @@ EXPORTED CUresult cuDevSmResourceSplit(CUdevResource *, unsigned int, const CUde
                                        CUdevResource *, unsigned int, void *);
 EXPORTED CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *, CUdevResource *, unsigned int);
 EXPORTED CUresult cuGreenCtxDestroy(CUgreenCtx);
+EXPORTED CUresult cuGraphAddKernelNode_v2(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                          const CUDA_KERNEL_NODE_PARAMS_v2 *);
+EXPORTED CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v2 *);
+EXPORTED CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec, CUgraphNode,
+                                                    const CUDA_KERNEL_NODE_PARAMS_v2 *);
+EXPORTED CUresult cuGraphAddNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                 CUgraphNodeParams *);
+EXPORTED CUresult cuGraphAddNode_v2(CUgraphNode *, CUgraph, const CUgraphNode *, const void *,
+                                    size_t, CUgraphNodeParams *);
+EXPORTED CUresult cuGraphNodeSetParams(CUgraphNode, CUgraphNodeParams *);
+EXPORTED CUresult cuGraphExecNodeSetParams(CUgraphExec, CUgraphNode, CUgraphNodeParams *);
+EXPORTED CUresult cuCtxRecordEvent(CUcontext, CUevent);
+EXPORTED CUresult cuCtxWaitEvent(CUcontext, CUevent);
 
 #endif

@@ -413,6 +413,33 @@ EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) {
 }
 
 /* An allocation's address is 0x1000 times its number; it remembers its context. */
+/* The context the last graph kernel node or context-wide event named, as described above. */
+static __thread char last_node[256];
+EXPORT const char *fakecuda_last_node(void) { return last_node; }
+
+static CUresult note_node(CUcontext c) {
+  NEED_INIT;
+  describe(c == NULL ? current() : c, last_node, sizeof last_node);
+  return 0;
+}
+
+EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *d,
+                                        size_t nd, const CUDA_KERNEL_NODE_PARAMS_v2 *p) {
+  (void)n, (void)g, (void)d, (void)nd;
+  return note_node(p->ctx);
+}
+
+EXPORT CUresult cuGraphAddNode(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd,
+                               CUgraphNodeParams *p) {
+  (void)n, (void)g, (void)d, (void)nd;
+  return p->type == CU_GRAPH_NODE_TYPE_KERNEL ? note_node(p->kernel.ctx) : 1;
+}
+
+EXPORT CUresult cuCtxRecordEvent(CUcontext c, CUevent e) {
+  (void)e;
+  return note_node(c);
+}
+
 EXPORT CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
   NEED_INIT;
   (void)bytes;
@@ -507,6 +534,9 @@ static const entry table[] = {
     E("cuGreenCtxCreate", cuGreenCtxCreate, 12040, 0),
     E("cuGreenCtxGetDevResource", cuGreenCtxGetDevResource, 12040, 0),
     E("cuDevSmResourceSplit", cuDevSmResourceSplit, 13010, 0),
+    E("cuGraphAddKernelNode", cuGraphAddKernelNode_v2, 12000, 0),
+    E("cuGraphAddNode", cuGraphAddNode, 12020, 0),
+    E("cuCtxRecordEvent", cuCtxRecordEvent, 12050, 0),
     E("cuCtxGetDevResource", cuCtxGetDevResource, 12040, 0),
     E("cuGreenCtxDestroy", cuGreenCtxDestroy, 12040, 0),
     E("cuCtxFromGreenCtx", cuCtxFromGreenCtx, 12040, 0),

@@ -332,6 +332,36 @@ static void structured_green(void) {
     launch_on("structured-green", NULL, 0);
 }
 
+typedef CUresult (*add_kernel_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                       const CUDA_KERNEL_NODE_PARAMS_v2 *);
+typedef CUresult (*add_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                CUgraphNodeParams *);
+typedef CUresult (*ctx_event_fn)(CUcontext, CUevent);
+
+/* Work that names its context: with the handle cuCtxGetCurrent shows (the primary context's). */
+static void work_contexts(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  runtime_thread_setup(0);
+  const char *(*last_node)(void) = (const char *(*)(void))dlsym(libcuda, "fakecuda_last_node");
+  CUcontext shown = NULL, other = NULL;
+  PROC(cuCtxGetCurrent_fn, "cuCtxGetCurrent")(&shown);
+  CUgraph graph;
+  PROC(graph_create_fn, "cuGraphCreate")(&graph, 0);
+  CUgraphNode node;
+  CUDA_KERNEL_NODE_PARAMS_v2 kernel = {.gridDimX = 1, .ctx = shown};
+  CUresult r = PROC(add_kernel_node_fn, "cuGraphAddKernelNode")(&node, graph, NULL, 0, &kernel);
+  line("kernel-node", r, last_node());
+  CUgraphNodeParams params = {.type = CU_GRAPH_NODE_TYPE_KERNEL, .kernel = kernel};
+  r = PROC(add_node_fn, "cuGraphAddNode")(&node, graph, NULL, 0, &params);
+  line("generic-kernel-node", r, last_node());
+  r = PROC(ctx_event_fn, "cuCtxRecordEvent")(shown, NULL);
+  line("ctx-record-event", r, last_node());
+  primary_of(0, &other);
+  kernel.ctx = other;
+  r = PROC(add_kernel_node_fn, "cuGraphAddKernelNode")(&node, graph, NULL, 0, &kernel);
+  line("kernel-node-other-device", r, last_node());
+}
+
 #ifdef RUNTIME_LIKE_LIBRARY
 /* Built as a library too, for a loader to load with RTLD_DEEPBIND or dlmopen. */
 __attribute__((visibility("default"))) int runtime_like_main(int argc, char **argv);
@@ -355,6 +385,7 @@ int main(int argc, char **argv) {
   else if (strcmp(argv[1], "unseen-primary") == 0) unseen_primary();
   else if (strcmp(argv[1], "graphics") == 0) graphics();
   else if (strcmp(argv[1], "program-green") == 0) program_green();
+  else if (strcmp(argv[1], "work-contexts") == 0) work_contexts();
   else if (strcmp(argv[1], "structured-green") == 0) structured_green();
   else if (strcmp(argv[1], "small-stack") == 0) small_stack();
   else if (strcmp(argv[1], "linger") == 0) {

@@ -39,6 +39,20 @@ class ContextIdentityTest {
     assertThat(run.stderr()).isEmpty();
   }
 
+  /** The handle shown is the primary context's: work that names it must still go to the slice. */
+  @Test
+  void graphKernelNodesAndContextEventsNamingThePrimaryContextRunInTheSlice() throws Exception {
+    ProgramRun run = run("work-contexts");
+
+    assertThat(run.step("kernel-node")).isEqualTo("kernel-node 0 " + SLICE);
+    assertThat(run.step("generic-kernel-node")).isEqualTo("generic-kernel-node 0 " + SLICE);
+    assertThat(run.step("ctx-record-event")).isEqualTo("ctx-record-event 0 " + SLICE);
+    assertThat(run.step("kernel-node-other-device")).isEqualTo("kernel-node-other-device 800 -");
+    assertThat(run.stderr().lines())
+        .singleElement()
+        .satisfies(l -> assertThat(l).startsWith("smslice: ").contains("graph kernel node"));
+  }
+
   @Test
   void theClaimsDeviceReportsTheClaimsSmCount() throws Exception {
     ProgramRun run = run("identity");
