@@ -21,9 +21,13 @@ EXPORTED void *dlsym(void *, const char *);
 EXPORTED void *dlopen(const char *, int);
 EXPORTED void *dlmopen(Lmid_t, const char *, int);
 
+enum { MAX_WRITABLE = 8 };
+
 typedef struct {
   uintptr_t lo, hi;             /* the object's mapped range */
   uintptr_t relro_lo, relro_hi; /* read-only after relocation */
+  uintptr_t writable[MAX_WRITABLE][2]; /* segments loaded writable (the GOT lies in one) */
+  int writable_count;
 } object_range;
 
 static int range_of(const struct link_map *map, object_range *out) {
@@ -32,12 +36,16 @@ static int range_of(const struct link_map *map, object_range *out) {
   const ElfW(Ehdr) *eh = info.dli_fbase;
   if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return -1;
   const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-  *out = (object_range){UINTPTR_MAX, 0, 0, 0};
+  *out = (object_range){UINTPTR_MAX, 0, 0, 0, {{0}}, 0};
   for (int i = 0; i < eh->e_phnum; i++) {
     uintptr_t start = map->l_addr + ph[i].p_vaddr, end = start + ph[i].p_memsz;
     if (ph[i].p_type == PT_LOAD) {
       if (start < out->lo) out->lo = start;
       if (end > out->hi) out->hi = end;
+      if ((ph[i].p_flags & PF_W) && out->writable_count < MAX_WRITABLE) {
+        out->writable[out->writable_count][0] = start;
+        out->writable[out->writable_count++][1] = end;
+      }
     } else if (ph[i].p_type == PT_GNU_RELRO) {
       out->relro_lo = start, out->relro_hi = end;
     }
@@ -75,8 +83,13 @@ static void *replacement(const char *name, void *current, const object_range *r,
   return NULL;
 }
 
+/* Only a slot in a segment loaded writable (a relocation in text, say, is left alone). */
 static void write_slot(void **slot, void *value, const object_range *r) {
   uintptr_t at = (uintptr_t)slot;
+  int writable = 0;
+  for (int i = 0; i < r->writable_count; i++)
+    writable |= at >= r->writable[i][0] && at + sizeof value <= r->writable[i][1];
+  if (!writable) return;
   if (at >= r->relro_lo && at < r->relro_hi) {
     uintptr_t page = at & ~((uintptr_t)sysconf(_SC_PAGESIZE) - 1);
     size_t len = at + sizeof value - page;

@@ -25,11 +25,18 @@ static int fd = -1;
 static dev_t fd_dev;
 static ino_t fd_ino;
 static attach_answer first;
+static int keeper_tid; /* the thread that keeps the registration, once it runs */
 
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void sleep_us(long us) {
+  struct timespec left = {us / 1000000, (us % 1000000) * 1000L};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+  }
 }
 
 static void sleep_ms(long ms) {
@@ -97,6 +104,7 @@ static int wait_for_end(int n) {
 
 static void *keep_registered(void *unused) {
   (void)unused;
+  __atomic_store_n(&keeper_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
   long delay = FIRST_DELAY_MS; /* grows while registrations end soon after they are made */
   for (;;) {
     pthread_mutex_lock(&lock);
@@ -152,6 +160,26 @@ static void start_keeping(void) {
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* Until the keeping thread waits in recv, the socket is open only by its number: a program that
+ * closes every descriptor right after CUDA starts (a daemon) would end the registration. So the
+ * first registration returns once /proc shows that thread in recvfrom (syscall 45 on x86-64), or
+ * after 200 ms. */
+static void wait_until_kept(void) {
+  for (int i = 0; i < 2000; i++) {
+    int tid = __atomic_load_n(&keeper_tid, __ATOMIC_ACQUIRE);
+    if (tid != 0) {
+      char path[64], text[32] = "";
+      snprintf(path, sizeof path, "/proc/self/task/%d/syscall", tid);
+      FILE *f = fopen(path, "re");
+      if (f == NULL) return;
+      int got = fgets(text, sizeof text, f) != NULL;
+      fclose(f);
+      if (!got || strncmp(text, "45 ", 3) == 0) return;
+    }
+    sleep_us(100);
+  }
+}
+
 int registration_open(attach_answer *answer, char *why, size_t why_len) {
   double limit = wait_limit_s(), start = now_s();
   long delay = FIRST_DELAY_MS;
@@ -162,6 +190,7 @@ int registration_open(attach_answer *answer, char *why, size_t why_len) {
       first = *answer;
       if (told) smslice_error("registered with the agent after %.1f s", now_s() - start);
       start_keeping();
+      wait_until_kept();
       return 0;
     }
     double waited = now_s() - start;
@@ -199,6 +228,7 @@ void registration_after_fork_parent(void) { pthread_mutex_unlock(&lock); }
 
 void registration_after_fork_child(void) {
   pthread_mutex_init(&lock, NULL);
+  keeper_tid = 0;
   if (still_ours(fd)) close(fd);
   fd = -1;
 }

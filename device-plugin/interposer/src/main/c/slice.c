@@ -1,13 +1,9 @@
 #include "slice.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "agent_attach.h"
 #include "driver.h"
