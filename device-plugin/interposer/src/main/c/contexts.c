@@ -11,8 +11,6 @@
 #include "slice.h"
 #include "wrappers.h"
 
-#define REAL(fn_type, id) ((fn_type)real_of(id))
-
 /* The context to make current in place of ctx, or a refusal. */
 static CUresult confined(CUcontext ctx, CUcontext *use, const char *what) {
   switch (slice_classify(ctx)) {
@@ -28,13 +26,12 @@ static CUresult confined(CUcontext ctx, CUcontext *use, const char *what) {
 
 CUresult cuInit(unsigned int flags) {
   if (slice_attach() != CUDA_SUCCESS) return CUDA_ERROR_NOT_PERMITTED;
-  cuInit_fn real = REAL(cuInit_fn, H_INIT);
-  return real == NULL ? CUDA_ERROR_NOT_SUPPORTED : real(flags);
+  return CALL_REAL(cuInit_fn, H_INIT, flags);
 }
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
   if (slice_attach() != CUDA_SUCCESS) return CUDA_ERROR_NOT_PERMITTED;
-  CUresult r = REAL(cuDevicePrimaryCtxRetain_fn, H_PRIMARY_CTX_RETAIN)(pctx, dev);
+  CUresult r = CALL_REAL(cuDevicePrimaryCtxRetain_fn, H_PRIMARY_CTX_RETAIN, pctx, dev);
   if (r == CUDA_SUCCESS) slice_note_primary(dev, *pctx);
   return r;
 }
@@ -42,13 +39,13 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev) {
 CUresult cuCtxSetCurrent(CUcontext ctx) {
   CUcontext use;
   CUresult r = confined(ctx, &use, "cuCtxSetCurrent of a context outside the claim's slice");
-  return r != CUDA_SUCCESS ? r : REAL(cuCtxSetCurrent_fn, H_CTX_SET_CURRENT)(use);
+  return r != CUDA_SUCCESS ? r : CALL_REAL(cuCtxSetCurrent_fn, H_CTX_SET_CURRENT, use);
 }
 
 static CUresult push(hook_id id, CUcontext ctx) {
   CUcontext use;
   CUresult r = confined(ctx, &use, "cuCtxPushCurrent of a context outside the claim's slice");
-  return r != CUDA_SUCCESS ? r : REAL(cuCtxPushCurrent_fn, id)(use);
+  return r != CUDA_SUCCESS ? r : CALL_REAL(cuCtxPushCurrent_fn, id, use);
 }
 
 CUresult cuCtxPushCurrent(CUcontext ctx) { return push(H_CTX_PUSH_CURRENT, ctx); }
@@ -58,19 +55,19 @@ CUresult cuCtxPushCurrent_v2(CUcontext ctx) { return push(H_CTX_PUSH_CURRENT_V2,
  * see), the slice's context replaces it before the caller can use it. Either way the caller is
  * shown the primary context's handle, the one it retained (slice_public). */
 CUresult cuCtxGetCurrent(CUcontext *pctx) {
-  CUresult r = REAL(cuCtxGetCurrent_fn, H_CTX_GET_CURRENT)(pctx);
+  CUresult r = CALL_REAL(cuCtxGetCurrent_fn, H_CTX_GET_CURRENT, pctx);
   if (r != CUDA_SUCCESS || pctx == NULL || *pctx == NULL) return r;
   CUcontext use;
   if ((r = confined(*pctx, &use, "a current context outside the claim's slice")) != CUDA_SUCCESS)
     return r;
-  if (use != *pctx && (r = REAL(cuCtxSetCurrent_fn, H_CTX_SET_CURRENT)(use)) != CUDA_SUCCESS)
+  if (use != *pctx && (r = CALL_REAL(cuCtxSetCurrent_fn, H_CTX_SET_CURRENT, use)) != CUDA_SUCCESS)
     return r;
   *pctx = slice_public(use);
   return CUDA_SUCCESS;
 }
 
 static CUresult pop(hook_id id, CUcontext *pctx) {
-  CUresult r = REAL(cuCtxPopCurrent_fn, id)(pctx);
+  CUresult r = CALL_REAL(cuCtxPopCurrent_fn, id, pctx);
   if (r == CUDA_SUCCESS && pctx != NULL) *pctx = slice_public(*pctx);
   return r;
 }
@@ -90,16 +87,16 @@ static CUresult stream_ctx(CUresult r, CUcontext *pctx, CUgreenCtx *pgreen) {
 }
 
 CUresult cuStreamGetCtx(CUstream s, CUcontext *pctx) {
-  return stream_ctx(REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX)(s, pctx), pctx, NULL);
+  return stream_ctx(CALL_REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX, s, pctx), pctx, NULL);
 }
 CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pctx) {
-  return stream_ctx(REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX_PTSZ)(s, pctx), pctx, NULL);
+  return stream_ctx(CALL_REAL(cuStreamGetCtx_fn, H_STREAM_GET_CTX_PTSZ, s, pctx), pctx, NULL);
 }
 CUresult cuStreamGetCtx_v2(CUstream s, CUcontext *pctx, CUgreenCtx *pgreen) {
-  return stream_ctx(REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2)(s, pctx, pgreen), pctx, pgreen);
+  return stream_ctx(CALL_REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2, s, pctx, pgreen), pctx, pgreen);
 }
 CUresult cuStreamGetCtx_v2_ptsz(CUstream s, CUcontext *pctx, CUgreenCtx *pgreen) {
-  return stream_ctx(REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2_PTSZ)(s, pctx, pgreen), pctx,
+  return stream_ctx(CALL_REAL(cuStreamGetCtx_v2_fn, H_STREAM_GET_CTX_V2_PTSZ, s, pctx, pgreen), pctx,
                     pgreen);
 }
 
@@ -133,7 +130,7 @@ CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int
 
 static CUresult destroy(hook_id id, CUcontext ctx) {
   CUresult r;
-  return slice_destroy_context(ctx, &r) ? r : REAL(cuCtxDestroy_fn, id)(ctx);
+  return slice_destroy_context(ctx, &r) ? r : CALL_REAL(cuCtxDestroy_fn, id, ctx);
 }
 
 CUresult cuCtxDestroy(CUcontext ctx) { return destroy(H_CTX_DESTROY, ctx); }

@@ -133,6 +133,14 @@ typedef CUresult (*cuGraphAddNode_v2_fn)(CUgraphNode *, CUgraph, const CUgraphNo
 typedef CUresult (*cuGraphNodeSetParams_fn)(CUgraphNode, CUgraphNodeParams *);
 typedef CUresult (*cuGraphExecNodeSetParams_fn)(CUgraphExec, CUgraphNode, CUgraphNodeParams *);
 typedef CUresult (*cuCtxEvent_fn)(CUcontext, CUevent);
+typedef CUresult (*cuGraphAddMemNode_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                         const void *, CUcontext);
+typedef CUresult (*cuGraphExecMemNodeSetParams_fn)(CUgraphExec, CUgraphNode, const void *,
+                                                   CUcontext);
+typedef CUresult (*cuMemcpyPeer_fn)(unsigned long long, CUcontext, unsigned long long, CUcontext,
+                                    size_t);
+typedef CUresult (*cuMemcpyPeerAsync_fn)(unsigned long long, CUcontext, unsigned long long,
+                                         CUcontext, size_t, CUstream);
 typedef CUresult (*cuDeviceGetAttribute_fn)(int *, int, CUdevice);
 typedef CUresult (*cuPointerGetAttribute_fn)(void *, int, unsigned long long);
 typedef CUresult (*cuPointerGetAttributes_fn)(unsigned int, int *, void **, unsigned long long);

@@ -9,7 +9,7 @@
 /* The claim's SM count, not the GPU's: grids sized from it (cooperative launches, persistent and
  * split-K kernels, cudaOccupancy-based launchers) must fit the slice, not the whole GPU. */
 CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice dev) {
-  CUresult r = ((cuDeviceGetAttribute_fn)real_of(H_DEVICE_GET_ATTRIBUTE))(value, attribute, dev);
+  CUresult r = CALL_REAL(cuDeviceGetAttribute_fn, H_DEVICE_GET_ATTRIBUTE, value, attribute, dev);
   if (r != CUDA_SUCCESS || value == NULL || attribute != CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
     return r;
   int sms = slice_claim_sms(dev);

@@ -47,6 +47,14 @@ typedef enum {
   H_GRAPH_EXEC_NODE_SET_PARAMS,
   H_CTX_RECORD_EVENT,
   H_CTX_WAIT_EVENT,
+  H_GRAPH_ADD_MEMSET_NODE,
+  H_GRAPH_ADD_MEMCPY_NODE,
+  H_GRAPH_EXEC_MEMSET_NODE_SET_PARAMS,
+  H_GRAPH_EXEC_MEMCPY_NODE_SET_PARAMS,
+  H_MEMCPY_PEER,
+  H_MEMCPY_PEER_PTDS,
+  H_MEMCPY_PEER_ASYNC,
+  H_MEMCPY_PEER_ASYNC_PTSZ,
   H_COUNT
 } hook_id;
 
@@ -63,6 +71,14 @@ extern hook hooks[H_COUNT];
 
 /* The real entry point of a hook. */
 void *real_of(hook_id id);
+
+/* Calls a hook's real entry point, or gives CUDA_ERROR_NOT_SUPPORTED where the driver lacks it
+ * (a program linked against a newer driver binds to the interposer's export of it). */
+#define CALL_REAL(fn_type, id, ...)                                \
+  ({                                                               \
+    fn_type fn_ = (fn_type)real_of(id);                            \
+    fn_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : fn_(__VA_ARGS__);     \
+  })
 
 /* The hook cuGetProcAddress(base, version, flags) resolves to, or -1 when it is not hooked. */
 int hook_for_proc(const char *base, int cuda_version, unsigned long long flags);

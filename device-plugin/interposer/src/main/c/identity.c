@@ -8,7 +8,7 @@
 #include "wrappers.h"
 
 CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr) {
-  CUresult r = ((cuPointerGetAttribute_fn)real_of(H_POINTER_GET_ATTRIBUTE))(data, attribute, ptr);
+  CUresult r = CALL_REAL(cuPointerGetAttribute_fn, H_POINTER_GET_ATTRIBUTE, data, attribute, ptr);
   if (r == CUDA_SUCCESS && attribute == CU_POINTER_ATTRIBUTE_CONTEXT && data != NULL)
     *(CUcontext *)data = slice_public(*(CUcontext *)data);
   return r;
@@ -16,7 +16,7 @@ CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr
 
 CUresult cuPointerGetAttributes(unsigned int count, int *attributes, void **data,
                                 unsigned long long ptr) {
-  CUresult r = ((cuPointerGetAttributes_fn)real_of(H_POINTER_GET_ATTRIBUTES))(count, attributes,
+  CUresult r = CALL_REAL(cuPointerGetAttributes_fn, H_POINTER_GET_ATTRIBUTES, count, attributes,
                                                                               data, ptr);
   if (r != CUDA_SUCCESS || attributes == NULL || data == NULL) return r;
   for (unsigned int i = 0; i < count; i++)

@@ -100,6 +100,23 @@ hook hooks[H_COUNT] = {
                             (void *)cuCtxRecordEvent, NULL},
     [H_CTX_WAIT_EVENT] = {"cuCtxWaitEvent", "cuCtxWaitEvent", 12050, 0, (void *)cuCtxWaitEvent,
                           NULL},
+    [H_GRAPH_ADD_MEMSET_NODE] = {"cuGraphAddMemsetNode", "cuGraphAddMemsetNode", 10000, 0,
+                                 (void *)cuGraphAddMemsetNode, NULL},
+    [H_GRAPH_ADD_MEMCPY_NODE] = {"cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", 10000, 0,
+                                 (void *)cuGraphAddMemcpyNode, NULL},
+    [H_GRAPH_EXEC_MEMSET_NODE_SET_PARAMS] = {"cuGraphExecMemsetNodeSetParams",
+                                             "cuGraphExecMemsetNodeSetParams", 10020, 0,
+                                             (void *)cuGraphExecMemsetNodeSetParams, NULL},
+    [H_GRAPH_EXEC_MEMCPY_NODE_SET_PARAMS] = {"cuGraphExecMemcpyNodeSetParams",
+                                             "cuGraphExecMemcpyNodeSetParams", 10020, 0,
+                                             (void *)cuGraphExecMemcpyNodeSetParams, NULL},
+    [H_MEMCPY_PEER] = {"cuMemcpyPeer", "cuMemcpyPeer", 4000, 0, (void *)cuMemcpyPeer, NULL},
+    [H_MEMCPY_PEER_PTDS] = {"cuMemcpyPeer", "cuMemcpyPeer_ptds", 7000, 1,
+                            (void *)cuMemcpyPeer_ptds, NULL},
+    [H_MEMCPY_PEER_ASYNC] = {"cuMemcpyPeerAsync", "cuMemcpyPeerAsync", 4000, 0,
+                             (void *)cuMemcpyPeerAsync, NULL},
+    [H_MEMCPY_PEER_ASYNC_PTSZ] = {"cuMemcpyPeerAsync", "cuMemcpyPeerAsync_ptsz", 7000, 1,
+                                  (void *)cuMemcpyPeerAsync_ptsz, NULL},
 };
 
 void *real_of(hook_id id) { return real_slot(&hooks[id].real, hooks[id].symbol); }

@@ -65,8 +65,6 @@ int program_green_owns(CUcontext ctx) {
   return found;
 }
 
-#define REAL(fn_type, id) ((fn_type)real_of(id))
-
 /* The slice's SM resource, in place of the resource of the whole device or of its primary
  * context. */
 static CUresult slice_resource(CUgreenCtx g, CUdevResource *res) {
@@ -82,7 +80,7 @@ CUresult cuDeviceGetDevResource(CUdevice dev, CUdevResource *res, int type) {
     slice_context(&mine);
     return slice_resource(slice_green(mine), res);
   }
-  return REAL(cuDeviceGetDevResource_fn, H_DEVICE_GET_DEV_RESOURCE)(dev, res, type);
+  return CALL_REAL(cuDeviceGetDevResource_fn, H_DEVICE_GET_DEV_RESOURCE, dev, res, type);
 }
 
 CUresult cuCtxGetDevResource(CUcontext ctx, CUdevResource *res, int type) {
@@ -90,13 +88,13 @@ CUresult cuCtxGetDevResource(CUcontext ctx, CUdevResource *res, int type) {
     CUgreenCtx g = slice_green(ctx);
     if (g != NULL) return slice_resource(g, res);
   }
-  CUresult r = REAL(cuCtxGetDevResource_fn, H_CTX_GET_DEV_RESOURCE)(ctx, res, type);
+  CUresult r = CALL_REAL(cuCtxGetDevResource_fn, H_CTX_GET_DEV_RESOURCE, ctx, res, type);
   if (r == CUDA_SUCCESS && program_green_owns(ctx)) note_inside(res);
   return r;
 }
 
 CUresult cuGreenCtxGetDevResource(CUgreenCtx g, CUdevResource *res, int type) {
-  CUresult r = REAL(cuGreenCtxGetDevResource_fn, H_GREEN_CTX_GET_DEV_RESOURCE)(g, res, type);
+  CUresult r = CALL_REAL(cuGreenCtxGetDevResource_fn, H_GREEN_CTX_GET_DEV_RESOURCE, g, res, type);
   if (r == CUDA_SUCCESS && (slice_is_own_green(g) || green_inside(g))) note_inside(res);
   return r;
 }
@@ -111,7 +109,7 @@ static void note_split(const CUdevResource *input, const CUdevResource *result, 
 CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nb,
                                      const CUdevResource *input, CUdevResource *remainder,
                                      unsigned int flags, unsigned int min) {
-  CUresult r = REAL(cuDevSmResourceSplitByCount_fn, H_SM_RESOURCE_SPLIT_BY_COUNT)(
+  CUresult r = CALL_REAL(cuDevSmResourceSplitByCount_fn, H_SM_RESOURCE_SPLIT_BY_COUNT, 
       result, nb, input, remainder, flags, min);
   if (r == CUDA_SUCCESS && nb != NULL) note_split(input, result, *nb, remainder);
   return r;
@@ -120,9 +118,9 @@ CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nb,
 /* CUDA 13.1's structured split (driver 590 and later). */
 CUresult cuDevSmResourceSplit(CUdevResource *result, unsigned int nb, const CUdevResource *input,
                               CUdevResource *remainder, unsigned int flags, void *params) {
-  cuDevSmResourceSplit_fn real = REAL(cuDevSmResourceSplit_fn, H_SM_RESOURCE_SPLIT);
-  if (real == NULL) return CUDA_ERROR_NOT_SUPPORTED;
-  CUresult r = real(result, nb, input, remainder, flags, params);
+  CUresult r =
+      CALL_REAL(cuDevSmResourceSplit_fn, H_SM_RESOURCE_SPLIT, result, nb, input, remainder, flags,
+                params);
   if (r == CUDA_SUCCESS) note_split(input, result, nb, remainder);
   return r;
 }
@@ -130,7 +128,7 @@ CUresult cuDevSmResourceSplit(CUdevResource *result, unsigned int nb, const CUde
 /* A descriptor is inside the slice when it names SMs and every SM resource in it is inside;
  * other resource kinds (work queues) name no SMs and pass as they are. */
 CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *res, unsigned int n) {
-  CUresult r = REAL(cuDevResourceGenerateDesc_fn, H_RESOURCE_GENERATE_DESC)(desc, res, n);
+  CUresult r = CALL_REAL(cuDevResourceGenerateDesc_fn, H_RESOURCE_GENERATE_DESC, desc, res, n);
   if (r != CUDA_SUCCESS || desc == NULL || res == NULL) return r;
   int sm = 0, outside = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -154,7 +152,7 @@ CUresult cuGreenCtxCreate(CUgreenCtx *phctx, CUdevResourceDesc desc, CUdevice de
   if (!desc_inside(desc) || slice_claim_device() != dev)
     return slice_refuse("cuGreenCtxCreate by the program of SMs outside its slice (only the "
                         "claim's GPU's SM resource and splits of it make green contexts)");
-  CUresult r = REAL(cuGreenCtxCreate_fn, H_GREEN_CTX_CREATE)(phctx, desc, dev, flags);
+  CUresult r = CALL_REAL(cuGreenCtxCreate_fn, H_GREEN_CTX_CREATE, phctx, desc, dev, flags);
   if (r != CUDA_SUCCESS) return r;
   CUcontext ctx = NULL;
   r = DRIVER(cuCtxFromGreenCtx_fn, D_CTX_FROM_GREEN_CTX, &ctx, *phctx);
@@ -177,5 +175,5 @@ CUresult cuGreenCtxDestroy(CUgreenCtx g) {
   for (int i = 0; i < green_count; i++)
     if (greens[i].green == g) greens[i] = greens[--green_count];
   pthread_mutex_unlock(&lock);
-  return REAL(cuGreenCtxDestroy_fn, H_GREEN_CTX_DESTROY)(g);
+  return CALL_REAL(cuGreenCtxDestroy_fn, H_GREEN_CTX_DESTROY, g);
 }

@@ -2,7 +2,7 @@
  * (slice_public shows it that one), so each such context is confined as a context made current
  * is: the claim device's primary becomes the slice's context, one the library cannot confine is
  * refused. Graph kernel nodes, above all: a node naming the primary context would run on the
- * whole GPU. */
+ * whole GPU; memset and memcpy nodes and peer copies too (fills and copies may run as kernels). */
 #include <stddef.h>
 #include <string.h>
 
@@ -10,8 +10,6 @@
 #include "hooks.h"
 #include "slice.h"
 #include "wrappers.h"
-
-#define REAL(fn_type, id) ((fn_type)real_of(id))
 
 static CUresult confine(CUcontext *ctx, const char *what) {
   if (*ctx == NULL) return CUDA_SUCCESS;
@@ -34,7 +32,7 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph graph, const CUgraph
   CUDA_KERNEL_NODE_PARAMS_v2 p;
   CUresult r = kernel_params(params, &p);
   return r != CUDA_SUCCESS ? r
-                           : REAL(cuGraphAddKernelNode_v2_fn, H_GRAPH_ADD_KERNEL_NODE_V2)(
+                           : CALL_REAL(cuGraphAddKernelNode_v2_fn, H_GRAPH_ADD_KERNEL_NODE_V2, 
                                  node, graph, deps, ndeps, &p);
 }
 
@@ -43,7 +41,7 @@ CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_
   CUresult r = kernel_params(params, &p);
   return r != CUDA_SUCCESS
              ? r
-             : REAL(cuGraphKernelNodeSetParams_v2_fn, H_GRAPH_KERNEL_NODE_SET_PARAMS_V2)(node, &p);
+             : CALL_REAL(cuGraphKernelNodeSetParams_v2_fn, H_GRAPH_KERNEL_NODE_SET_PARAMS_V2, node, &p);
 }
 
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node,
@@ -51,8 +49,7 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec exec, CUgraphNode node,
   CUDA_KERNEL_NODE_PARAMS_v2 p;
   CUresult r = kernel_params(params, &p);
   return r != CUDA_SUCCESS ? r
-                           : REAL(cuGraphExecKernelNodeSetParams_v2_fn,
-                                  H_GRAPH_EXEC_KERNEL_NODE_SET_PARAMS_V2)(exec, node, &p);
+                           : CALL_REAL(cuGraphExecKernelNodeSetParams_v2_fn, H_GRAPH_EXEC_KERNEL_NODE_SET_PARAMS_V2, exec, node, &p);
 }
 
 /* The generic node parameters: only a kernel node's context is changed (a copy is passed). */
@@ -71,7 +68,7 @@ CUresult cuGraphAddNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *dep
   CUresult r = node_params(params, &copy, &use);
   return r != CUDA_SUCCESS
              ? r
-             : REAL(cuGraphAddNode_fn, H_GRAPH_ADD_NODE)(node, graph, deps, ndeps, use);
+             : CALL_REAL(cuGraphAddNode_fn, H_GRAPH_ADD_NODE, node, graph, deps, ndeps, use);
 }
 
 CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
@@ -80,14 +77,14 @@ CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph graph, const CUgraphNode *
   CUresult r = node_params(params, &copy, &use);
   return r != CUDA_SUCCESS
              ? r
-             : REAL(cuGraphAddNode_v2_fn, H_GRAPH_ADD_NODE_V2)(node, graph, deps, edges, ndeps,
+             : CALL_REAL(cuGraphAddNode_v2_fn, H_GRAPH_ADD_NODE_V2, node, graph, deps, edges, ndeps,
                                                                 use);
 }
 
 CUresult cuGraphNodeSetParams(CUgraphNode node, CUgraphNodeParams *params) {
   CUgraphNodeParams copy, *use;
   CUresult r = node_params(params, &copy, &use);
-  return r != CUDA_SUCCESS ? r : REAL(cuGraphNodeSetParams_fn, H_GRAPH_NODE_SET_PARAMS)(node, use);
+  return r != CUDA_SUCCESS ? r : CALL_REAL(cuGraphNodeSetParams_fn, H_GRAPH_NODE_SET_PARAMS, node, use);
 }
 
 CUresult cuGraphExecNodeSetParams(CUgraphExec exec, CUgraphNode node, CUgraphNodeParams *params) {
@@ -95,16 +92,77 @@ CUresult cuGraphExecNodeSetParams(CUgraphExec exec, CUgraphNode node, CUgraphNod
   CUresult r = node_params(params, &copy, &use);
   return r != CUDA_SUCCESS
              ? r
-             : REAL(cuGraphExecNodeSetParams_fn, H_GRAPH_EXEC_NODE_SET_PARAMS)(exec, node, use);
+             : CALL_REAL(cuGraphExecNodeSetParams_fn, H_GRAPH_EXEC_NODE_SET_PARAMS, exec, node, use);
 }
 
 /* An event of all the work of a context: the slice's, not the idle primary context's. */
 CUresult cuCtxRecordEvent(CUcontext ctx, CUevent event) {
   CUresult r = confine(&ctx, "cuCtxRecordEvent on a context outside the claim's slice");
-  return r != CUDA_SUCCESS ? r : REAL(cuCtxEvent_fn, H_CTX_RECORD_EVENT)(ctx, event);
+  return r != CUDA_SUCCESS ? r : CALL_REAL(cuCtxEvent_fn, H_CTX_RECORD_EVENT, ctx, event);
 }
 
 CUresult cuCtxWaitEvent(CUcontext ctx, CUevent event) {
   CUresult r = confine(&ctx, "cuCtxWaitEvent on a context outside the claim's slice");
-  return r != CUDA_SUCCESS ? r : REAL(cuCtxEvent_fn, H_CTX_WAIT_EVENT)(ctx, event);
+  return r != CUDA_SUCCESS ? r : CALL_REAL(cuCtxEvent_fn, H_CTX_WAIT_EVENT, ctx, event);
+}
+
+/* The claim device's primary context as the slice's; any other context as it is (a peer copy's
+ * other side may be another GPU's). */
+static CUcontext peer(CUcontext ctx) {
+  CUcontext use = ctx;
+  if (ctx != NULL && slice_classify(ctx) == CTX_SWAP && slice_context(&use) != CUDA_SUCCESS)
+    use = ctx;
+  return use;
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                              size_t ndeps, const void *params, CUcontext ctx) {
+  CUresult r = confine(&ctx, "a graph memset node in a context outside the claim's slice");
+  return r != CUDA_SUCCESS ? r
+                           : CALL_REAL(cuGraphAddMemNode_fn, H_GRAPH_ADD_MEMSET_NODE, node, graph, deps,
+                                                                                 ndeps, params, ctx);
+}
+
+CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph graph, const CUgraphNode *deps,
+                              size_t ndeps, const void *params, CUcontext ctx) {
+  CUresult r = confine(&ctx, "a graph memcpy node in a context outside the claim's slice");
+  return r != CUDA_SUCCESS ? r
+                           : CALL_REAL(cuGraphAddMemNode_fn, H_GRAPH_ADD_MEMCPY_NODE, node, graph, deps,
+                                                                                 ndeps, params, ctx);
+}
+
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec exec, CUgraphNode node, const void *params,
+                                        CUcontext ctx) {
+  CUresult r = confine(&ctx, "a graph memset node in a context outside the claim's slice");
+  return r != CUDA_SUCCESS ? r
+                           : CALL_REAL(cuGraphExecMemNodeSetParams_fn, H_GRAPH_EXEC_MEMSET_NODE_SET_PARAMS, exec, node, params, ctx);
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec exec, CUgraphNode node, const void *params,
+                                        CUcontext ctx) {
+  CUresult r = confine(&ctx, "a graph memcpy node in a context outside the claim's slice");
+  return r != CUDA_SUCCESS ? r
+                           : CALL_REAL(cuGraphExecMemNodeSetParams_fn, H_GRAPH_EXEC_MEMCPY_NODE_SET_PARAMS, exec, node, params, ctx);
+}
+
+CUresult cuMemcpyPeer(unsigned long long dst, CUcontext dst_ctx, unsigned long long src,
+                      CUcontext src_ctx, size_t bytes) {
+  return CALL_REAL(cuMemcpyPeer_fn, H_MEMCPY_PEER, dst, peer(dst_ctx), src, peer(src_ctx), bytes);
+}
+
+CUresult cuMemcpyPeer_ptds(unsigned long long dst, CUcontext dst_ctx, unsigned long long src,
+                           CUcontext src_ctx, size_t bytes) {
+  return CALL_REAL(cuMemcpyPeer_fn, H_MEMCPY_PEER_PTDS, dst, peer(dst_ctx), src, peer(src_ctx), bytes);
+}
+
+CUresult cuMemcpyPeerAsync(unsigned long long dst, CUcontext dst_ctx, unsigned long long src,
+                           CUcontext src_ctx, size_t bytes, CUstream stream) {
+  return CALL_REAL(cuMemcpyPeerAsync_fn, H_MEMCPY_PEER_ASYNC, dst, peer(dst_ctx), src, peer(src_ctx),
+                                                         bytes, stream);
+}
+
+CUresult cuMemcpyPeerAsync_ptsz(unsigned long long dst, CUcontext dst_ctx, unsigned long long src,
+                                CUcontext src_ctx, size_t bytes, CUstream stream) {
+  return CALL_REAL(cuMemcpyPeerAsync_fn, H_MEMCPY_PEER_ASYNC_PTSZ, dst, peer(dst_ctx), src,
+                                                              peer(src_ctx), bytes, stream);
 }

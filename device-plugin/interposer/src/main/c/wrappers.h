@@ -59,5 +59,18 @@ EXPORTED CUresult cuGraphNodeSetParams(CUgraphNode, CUgraphNodeParams *);
 EXPORTED CUresult cuGraphExecNodeSetParams(CUgraphExec, CUgraphNode, CUgraphNodeParams *);
 EXPORTED CUresult cuCtxRecordEvent(CUcontext, CUevent);
 EXPORTED CUresult cuCtxWaitEvent(CUcontext, CUevent);
+EXPORTED CUresult cuGraphAddMemsetNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                       const void *, CUcontext);
+EXPORTED CUresult cuGraphAddMemcpyNode(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                       const void *, CUcontext);
+EXPORTED CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec, CUgraphNode, const void *, CUcontext);
+EXPORTED CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec, CUgraphNode, const void *, CUcontext);
+EXPORTED CUresult cuMemcpyPeer(unsigned long long, CUcontext, unsigned long long, CUcontext, size_t);
+EXPORTED CUresult cuMemcpyPeer_ptds(unsigned long long, CUcontext, unsigned long long, CUcontext,
+                                    size_t);
+EXPORTED CUresult cuMemcpyPeerAsync(unsigned long long, CUcontext, unsigned long long, CUcontext,
+                                    size_t, CUstream);
+EXPORTED CUresult cuMemcpyPeerAsync_ptsz(unsigned long long, CUcontext, unsigned long long,
+                                         CUcontext, size_t, CUstream);
 
 #endif

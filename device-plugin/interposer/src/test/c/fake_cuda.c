@@ -435,6 +435,18 @@ EXPORT CUresult cuGraphAddNode(CUgraphNode *n, CUgraph g, const CUgraphNode *d, 
   return p->type == CU_GRAPH_NODE_TYPE_KERNEL ? note_node(p->kernel.ctx) : 1;
 }
 
+EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd,
+                                     const void *p, CUcontext c) {
+  (void)n, (void)g, (void)d, (void)nd, (void)p;
+  return note_node(c);
+}
+
+EXPORT CUresult cuMemcpyPeer(unsigned long long dst, CUcontext dc, unsigned long long src,
+                             CUcontext sc, size_t bytes) {
+  (void)dst, (void)src, (void)sc, (void)bytes;
+  return note_node(dc);
+}
+
 EXPORT CUresult cuCtxRecordEvent(CUcontext c, CUevent e) {
   (void)e;
   return note_node(c);
@@ -537,6 +549,8 @@ static const entry table[] = {
     E("cuGraphAddKernelNode", cuGraphAddKernelNode_v2, 12000, 0),
     E("cuGraphAddNode", cuGraphAddNode, 12020, 0),
     E("cuCtxRecordEvent", cuCtxRecordEvent, 12050, 0),
+    E("cuGraphAddMemsetNode", cuGraphAddMemsetNode, 10000, 0),
+    E("cuMemcpyPeer", cuMemcpyPeer, 4000, 0),
     E("cuCtxGetDevResource", cuCtxGetDevResource, 12040, 0),
     E("cuGreenCtxDestroy", cuGreenCtxDestroy, 12040, 0),
     E("cuCtxFromGreenCtx", cuCtxFromGreenCtx, 12040, 0),

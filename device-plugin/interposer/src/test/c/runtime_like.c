@@ -356,10 +356,20 @@ static void work_contexts(void) {
   line("generic-kernel-node", r, last_node());
   r = PROC(ctx_event_fn, "cuCtxRecordEvent")(shown, NULL);
   line("ctx-record-event", r, last_node());
+  typedef CUresult (*memset_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                     const void *, CUcontext);
+  r = PROC(memset_node_fn, "cuGraphAddMemsetNode")(&node, graph, NULL, 0, NULL, shown);
+  line("memset-node", r, last_node());
+  typedef CUresult (*peer_fn)(unsigned long long, CUcontext, unsigned long long, CUcontext, size_t);
+  r = PROC(peer_fn, "cuMemcpyPeer")(0, shown, 0, shown, 8);
+  line("memcpy-peer", r, last_node());
   primary_of(0, &other);
   kernel.ctx = other;
   r = PROC(add_kernel_node_fn, "cuGraphAddKernelNode")(&node, graph, NULL, 0, &kernel);
   line("kernel-node-other-device", r, last_node());
+  /* An entry point the interposer exports but this driver lacks (cuCtxWaitEvent). */
+  ctx_event_fn wait = (ctx_event_fn)dlsym(RTLD_DEFAULT, "cuCtxWaitEvent");
+  line("missing-in-driver", wait == NULL ? -1 : wait(shown, NULL), "-");
 }
 
 #ifdef RUNTIME_LIKE_LIBRARY

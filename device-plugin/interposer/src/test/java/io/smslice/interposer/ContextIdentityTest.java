@@ -47,6 +47,10 @@ class ContextIdentityTest {
     assertThat(run.step("kernel-node")).isEqualTo("kernel-node 0 " + SLICE);
     assertThat(run.step("generic-kernel-node")).isEqualTo("generic-kernel-node 0 " + SLICE);
     assertThat(run.step("ctx-record-event")).isEqualTo("ctx-record-event 0 " + SLICE);
+    assertThat(run.step("memset-node")).isEqualTo("memset-node 0 " + SLICE);
+    assertThat(run.step("memcpy-peer")).isEqualTo("memcpy-peer 0 " + SLICE);
+    // CUDA_ERROR_NOT_SUPPORTED, not a crash, where the driver lacks an entry point.
+    assertThat(run.step("missing-in-driver")).isEqualTo("missing-in-driver 801 -");
     assertThat(run.step("kernel-node-other-device")).isEqualTo("kernel-node-other-device 800 -");
     assertThat(run.stderr().lines())
         .singleElement()
