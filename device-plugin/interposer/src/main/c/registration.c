@@ -189,8 +189,6 @@ int registration_open(attach_answer *answer, char *why, size_t why_len) {
     if (attach_once(answer, why, why_len, &transient) >= 0) {
       first = *answer;
       if (told) smslice_error("registered with the agent after %.1f s", now_s() - start);
-      start_keeping();
-      wait_until_kept();
       return 0;
     }
     double waited = now_s() - start;
@@ -207,6 +205,11 @@ int registration_open(attach_answer *answer, char *why, size_t why_len) {
     sleep_ms(delay);
     delay = delay * 2 > MAX_DELAY_MS ? MAX_DELAY_MS : delay * 2;
   }
+}
+
+void registration_keep(void) {
+  start_keeping();
+  wait_until_kept();
 }
 
 void registration_failed(const char *why) {

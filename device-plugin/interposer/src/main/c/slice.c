@@ -73,6 +73,9 @@ CUresult slice_attach(void) {
                   answer.gpu_uuid, answer.group_count, answer.min_partition,
                   answer.split_entries, answer.sms);
     store_state(&attach_state, READY);
+    pthread_mutex_unlock(&lock);
+    registration_keep();
+    return CUDA_SUCCESS;
   }
   pthread_mutex_unlock(&lock);
   return load_state(&attach_state) == READY ? CUDA_SUCCESS : CUDA_ERROR_NOT_PERMITTED;
