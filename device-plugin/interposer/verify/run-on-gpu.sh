@@ -5,7 +5,7 @@
 # MPS daemon manager owns the daemon and NVML's Xid events drive the node's client-fault recovery.
 # Run from the bundle prepare-gpu-run.sh made:
 #   bash <bundle>/verify/run-on-gpu.sh [parts]
-#   parts, run in the order given: any of smid torch fault beside isolation overhead
+#   parts, run in the order given: any of smid torch fault beside isolation overhead escapes numba
 # Environment: SAMPLES (victim inferences, 3000), REPEATS (isolation pairs, 4), ALTERNATIONS
 # (overhead pairs, 8), FAULT_RECOVERY_TIMEOUT (s the faulted clients may take before the node
 # restarts the MPS daemon; the node's default 30), ISOLATION_EXTRAS=0 (only the sliced pairs in
@@ -371,9 +371,10 @@ PY
   note ""
 }
 
+source "$here/framework_parts.sh"
 for part in $parts; do
   case $part in
-    smid|torch|fault|beside|isolation|overhead) "part_$part" ;;
+    smid|torch|fault|beside|isolation|overhead|escapes|numba) "part_$part" ;;
     *) note "unknown part $part" ;;
   esac
 done

@@ -11,7 +11,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "tenant_env.h"
+
 enum { OP_ATTACH = 18, MAX_ANSWER = 64 * 1024 };
+#define ANSWER_TIMEOUT_S 30
+#define STR2(x) #x
+#define STR(x) STR2(x)
 enum { ST_OK = 0, ST_BAD_REQUEST = 1, ST_UNAUTHORIZED = 2, ST_UNAVAILABLE = 10 };
 
 #define DEFAULT_SOCKET "/run/smslice/claim/agent.sock"
@@ -48,9 +53,11 @@ static void read_first_line(const char *path, char *out, size_t max) {
   fclose(f);
 }
 
+/* send, not write: an agent that closes first (over its connection limit, or stopping) must give
+ * EPIPE here, not a SIGPIPE that kills the program. */
 static int write_all(int fd, const unsigned char *p, size_t n) {
   while (n > 0) {
-    ssize_t w = write(fd, p, n);
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return -1;
     p += w;
@@ -128,15 +135,21 @@ static int fail(int fd, char *why, size_t why_len, const char *fmt, const char *
   return -1;
 }
 
-int agent_attach(attach_answer *answer, char *why, size_t why_len) {
-  const char *path = getenv("SMSLICE_SOCKET");
-  const char *claim = getenv("SMSLICE_CLAIM");
-  const char *token = getenv("SMSLICE_TOKEN");
-  if (path == NULL || path[0] == '\0') path = DEFAULT_SOCKET;
-  if (claim == NULL || claim[0] == '\0')
-    return fail(-1, why, why_len, "%s", "SMSLICE_CLAIM is not set");
-  if (token == NULL || token[0] == '\0')
-    return fail(-1, why, why_len, "%s", "SMSLICE_TOKEN is not set");
+/* A failure that a later attempt may not meet: the agent not up yet, restarting, busy. */
+static int again(int fd, int *transient, char *why, size_t why_len, const char *fmt,
+                 const char *detail) {
+  *transient = 1;
+  return fail(fd, why, why_len, fmt, detail);
+}
+
+int agent_attach(attach_answer *answer, char *why, size_t why_len, int *transient) {
+  const char *path = tenant_setting("SMSLICE_SOCKET");
+  const char *claim = tenant_setting("SMSLICE_CLAIM");
+  const char *token = tenant_setting("SMSLICE_TOKEN");
+  *transient = 0;
+  if (path == NULL) path = DEFAULT_SOCKET;
+  if (claim == NULL) return fail(-1, why, why_len, "%s", "SMSLICE_CLAIM is not set");
+  if (token == NULL) return fail(-1, why, why_len, "%s", "SMSLICE_TOKEN is not set");
 
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   if (strlen(path) >= sizeof addr.sun_path)
@@ -144,13 +157,14 @@ int agent_attach(attach_answer *answer, char *why, size_t why_len) {
   strcpy(addr.sun_path, path);
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return fail(-1, why, why_len, "socket(): %s", strerror(errno));
-  struct timeval timeout = {.tv_sec = 30};
+  struct timeval timeout = {.tv_sec = ANSWER_TIMEOUT_S};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  /* Interrupted by a signal, the socket's state is unknown: the caller tries again on a new one. */
   if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
     char detail[200];
     snprintf(detail, sizeof detail, "%.150s: %s", path, strerror(errno));
-    return fail(fd, why, why_len, "cannot reach the agent at %s", detail);
+    return again(fd, transient, why, why_len, "cannot reach the agent at %s", detail);
   }
 
   char cgroup[1025], comm[65];
@@ -166,11 +180,17 @@ int agent_attach(attach_answer *answer, char *why, size_t why_len) {
   uint32_t length = (uint32_t)b.len - 4;
   frame[0] = length >> 24, frame[1] = length >> 16, frame[2] = length >> 8, frame[3] = length;
   if (write_all(fd, frame, b.len) != 0)
-    return fail(fd, why, why_len, "cannot send ATTACH to the agent: %s", strerror(errno));
+    return again(fd, transient, why, why_len, "cannot send ATTACH to the agent: %s",
+                 strerror(errno));
 
   unsigned char head[4];
-  if (read_all(fd, head, 4) != 0)
-    return fail(fd, why, why_len, "%s", "the agent closed the connection without an answer");
+  errno = 0;
+  if (read_all(fd, head, 4) != 0) {
+    int timed_out = errno == EAGAIN || errno == EWOULDBLOCK;
+    return again(fd, transient, why, why_len, "%s",
+                 timed_out ? "the agent sent no answer within " STR(ANSWER_TIMEOUT_S) " s"
+                           : "the agent closed the connection without an answer");
+  }
   uint32_t answer_len = (uint32_t)head[0] << 24 | (uint32_t)head[1] << 16 |
                         (uint32_t)head[2] << 8 | head[3];
   if (answer_len < 1 || answer_len > MAX_ANSWER)
@@ -179,7 +199,7 @@ int agent_attach(attach_answer *answer, char *why, size_t why_len) {
   if (body == NULL) return fail(fd, why, why_len, "%s", "out of memory");
   if (read_all(fd, body, answer_len) != 0) {
     free(body);
-    return fail(fd, why, why_len, "%s", "the agent's answer was cut short");
+    return again(fd, transient, why, why_len, "%s", "the agent's answer was cut short");
   }
   int status = body[0];
   if (status != ST_OK) {
@@ -191,6 +211,7 @@ int agent_attach(attach_answer *answer, char *why, size_t why_len) {
     memcpy(message + n, body + 1, mlen);
     message[n + mlen] = '\0';
     free(body);
+    *transient = status == ST_UNAVAILABLE;
     return fail(fd, why, why_len, "%s", message);
   }
   int bad = parse_answer(body + 1, answer_len - 1, answer);

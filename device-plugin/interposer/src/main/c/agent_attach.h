@@ -17,7 +17,8 @@ typedef struct {
 
 /* Connects to the claim's socket (SMSLICE_SOCKET, SMSLICE_CLAIM, SMSLICE_TOKEN), registers this
  * process and reads the slice. Returns the open connection (close-on-exec), which the caller keeps
- * for the life of the process, or -1 with a reason in `why`. */
-int agent_attach(attach_answer *answer, char *why, size_t why_len);
+ * for the life of the process, or -1 with a reason in `why` and *transient set when a later
+ * attempt may succeed (no agent yet, a dropped connection, no answer, UNAVAILABLE). */
+int agent_attach(attach_answer *answer, char *why, size_t why_len, int *transient);
 
 #endif

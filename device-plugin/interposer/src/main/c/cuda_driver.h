@@ -3,6 +3,7 @@
 #ifndef SMSLICE_CUDA_DRIVER_H
 #define SMSLICE_CUDA_DRIVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef int CUresult;
@@ -11,6 +12,12 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUgreenCtx_st *CUgreenCtx;
 typedef struct CUdevResourceDesc_st *CUdevResourceDesc;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUkern_st *CUkernel;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUevent_st *CUevent;
 
 typedef struct {
   char bytes[16];
@@ -25,6 +32,8 @@ enum {
 };
 
 enum { CU_DEV_RESOURCE_TYPE_SM = 1 };
+enum { CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16 };
+enum { CU_POINTER_ATTRIBUTE_CONTEXT = 1 };
 enum { CU_GREEN_CTX_DEFAULT_STREAM = 1 };
 enum { CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM = 2 };
 
@@ -46,6 +55,33 @@ typedef struct {
 
 _Static_assert(sizeof(CUdevResource) == 144, "CUdevResource is 144 bytes in the driver ABI");
 
+/* A kernel node's parameters (v2, and v3 inside CUgraphNodeParams): 72 bytes, ctx last. */
+typedef struct {
+  CUfunction func;
+  unsigned int gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  CUkernel kern;
+  CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+
+_Static_assert(sizeof(CUDA_KERNEL_NODE_PARAMS_v2) == 72, "the driver ABI's kernel node params");
+
+enum { CU_GRAPH_NODE_TYPE_KERNEL = 0 };
+
+/* CUgraphNodeParams: 256 bytes, the node's type first and its parameters at byte 16. */
+typedef struct {
+  int type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    CUDA_KERNEL_NODE_PARAMS_v2 kernel;
+  };
+  long long reserved2;
+} CUgraphNodeParams;
+
+_Static_assert(sizeof(CUgraphNodeParams) == 256, "CUgraphNodeParams is 256 bytes in the driver ABI");
+
 /* cuCtxCreate_v4's parameters: affinity and CIG settings the interposer cannot honour. */
 typedef struct {
   void *execAffinityParams;
@@ -60,6 +96,7 @@ typedef CUresult (*cuDeviceGetCount_fn)(int *);
 typedef CUresult (*cuDeviceGet_fn)(CUdevice *, int);
 typedef CUresult (*cuDeviceGetUuid_fn)(CUuuid *, CUdevice);
 typedef CUresult (*cuDevicePrimaryCtxRetain_fn)(CUcontext *, CUdevice);
+typedef CUresult (*cuDevicePrimaryCtxRelease_fn)(CUdevice);
 typedef CUresult (*cuDevicePrimaryCtxGetState_fn)(CUdevice, unsigned int *, int *);
 typedef CUresult (*cuCtxSetCurrent_fn)(CUcontext);
 typedef CUresult (*cuCtxGetCurrent_fn)(CUcontext *);
@@ -80,5 +117,32 @@ typedef CUresult (*cuDevResourceGenerateDesc_fn)(CUdevResourceDesc *, CUdevResou
 typedef CUresult (*cuGreenCtxCreate_fn)(CUgreenCtx *, CUdevResourceDesc, CUdevice, unsigned int);
 typedef CUresult (*cuGreenCtxDestroy_fn)(CUgreenCtx);
 typedef CUresult (*cuCtxFromGreenCtx_fn)(CUcontext *, CUgreenCtx);
+typedef CUresult (*cuGreenCtxGetDevResource_fn)(CUgreenCtx, CUdevResource *, int);
+typedef CUresult (*cuCtxGetDevResource_fn)(CUcontext, CUdevResource *, int);
+typedef CUresult (*cuDevSmResourceSplit_fn)(CUdevResource *, unsigned int, const CUdevResource *,
+                                            CUdevResource *, unsigned int, void *);
+typedef CUresult (*cuGraphAddKernelNode_v2_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                               const CUDA_KERNEL_NODE_PARAMS_v2 *);
+typedef CUresult (*cuGraphKernelNodeSetParams_v2_fn)(CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v2 *);
+typedef CUresult (*cuGraphExecKernelNodeSetParams_v2_fn)(CUgraphExec, CUgraphNode,
+                                                         const CUDA_KERNEL_NODE_PARAMS_v2 *);
+typedef CUresult (*cuGraphAddNode_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                      CUgraphNodeParams *);
+typedef CUresult (*cuGraphAddNode_v2_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, const void *,
+                                         size_t, CUgraphNodeParams *);
+typedef CUresult (*cuGraphNodeSetParams_fn)(CUgraphNode, CUgraphNodeParams *);
+typedef CUresult (*cuGraphExecNodeSetParams_fn)(CUgraphExec, CUgraphNode, CUgraphNodeParams *);
+typedef CUresult (*cuCtxEvent_fn)(CUcontext, CUevent);
+typedef CUresult (*cuGraphAddMemNode_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                         const void *, CUcontext);
+typedef CUresult (*cuGraphExecMemNodeSetParams_fn)(CUgraphExec, CUgraphNode, const void *,
+                                                   CUcontext);
+typedef CUresult (*cuMemcpyPeer_fn)(unsigned long long, CUcontext, unsigned long long, CUcontext,
+                                    size_t);
+typedef CUresult (*cuMemcpyPeerAsync_fn)(unsigned long long, CUcontext, unsigned long long,
+                                         CUcontext, size_t, CUstream);
+typedef CUresult (*cuDeviceGetAttribute_fn)(int *, int, CUdevice);
+typedef CUresult (*cuPointerGetAttribute_fn)(void *, int, unsigned long long);
+typedef CUresult (*cuPointerGetAttributes_fn)(unsigned int, int *, void **, unsigned long long);
 
 #endif

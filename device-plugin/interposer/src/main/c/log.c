@@ -27,7 +27,7 @@ void smslice_error(const char *fmt, ...) {
 }
 
 void smslice_debug(const char *fmt, ...) {
-  const char *level = getenv("SMSLICE_INTERPOSER_LOG");
+  const char *level = secure_getenv("SMSLICE_INTERPOSER_LOG");
   if (level == NULL || strcmp(level, "debug") != 0) return;
   va_list args;
   va_start(args, fmt);

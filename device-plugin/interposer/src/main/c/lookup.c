@@ -48,6 +48,75 @@ hook hooks[H_COUNT] = {
                              (void *)cuStreamGetCtx_v2, NULL},
     [H_STREAM_GET_CTX_V2_PTSZ] = {"cuStreamGetCtx", "cuStreamGetCtx_v2_ptsz", 12050, 1,
                                   (void *)cuStreamGetCtx_v2_ptsz, NULL},
+    [H_CTX_POP_CURRENT] = {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000, 0,
+                           (void *)cuCtxPopCurrent, NULL},
+    [H_CTX_POP_CURRENT_V2] = {"cuCtxPopCurrent", "cuCtxPopCurrent_v2", 4000, 0,
+                              (void *)cuCtxPopCurrent_v2, NULL},
+    [H_POINTER_GET_ATTRIBUTE] = {"cuPointerGetAttribute", "cuPointerGetAttribute", 4000, 0,
+                                 (void *)cuPointerGetAttribute, NULL},
+    [H_POINTER_GET_ATTRIBUTES] = {"cuPointerGetAttributes", "cuPointerGetAttributes", 7000, 0,
+                                  (void *)cuPointerGetAttributes, NULL},
+    [H_DEVICE_GET_ATTRIBUTE] = {"cuDeviceGetAttribute", "cuDeviceGetAttribute", 2000, 0,
+                                (void *)cuDeviceGetAttribute, NULL},
+    [H_GL_CTX_CREATE] = {"cuGLCtxCreate", "cuGLCtxCreate", 2000, 0, (void *)cuGLCtxCreate, NULL},
+    [H_GL_CTX_CREATE_V2] = {"cuGLCtxCreate", "cuGLCtxCreate_v2", 3020, 0,
+                            (void *)cuGLCtxCreate_v2, NULL},
+    [H_VDPAU_CTX_CREATE] = {"cuVDPAUCtxCreate", "cuVDPAUCtxCreate", 3010, 0,
+                            (void *)cuVDPAUCtxCreate, NULL},
+    [H_VDPAU_CTX_CREATE_V2] = {"cuVDPAUCtxCreate", "cuVDPAUCtxCreate_v2", 3020, 0,
+                               (void *)cuVDPAUCtxCreate_v2, NULL},
+    [H_DEVICE_GET_DEV_RESOURCE] = {"cuDeviceGetDevResource", "cuDeviceGetDevResource", 12040, 0,
+                                   (void *)cuDeviceGetDevResource, NULL},
+    [H_CTX_GET_DEV_RESOURCE] = {"cuCtxGetDevResource", "cuCtxGetDevResource", 12040, 0,
+                                (void *)cuCtxGetDevResource, NULL},
+    [H_GREEN_CTX_GET_DEV_RESOURCE] = {"cuGreenCtxGetDevResource", "cuGreenCtxGetDevResource",
+                                      12040, 0, (void *)cuGreenCtxGetDevResource, NULL},
+    [H_SM_RESOURCE_SPLIT_BY_COUNT] = {"cuDevSmResourceSplitByCount",
+                                      "cuDevSmResourceSplitByCount", 12040, 0,
+                                      (void *)cuDevSmResourceSplitByCount, NULL},
+    [H_SM_RESOURCE_SPLIT] = {"cuDevSmResourceSplit", "cuDevSmResourceSplit", 13010, 0,
+                             (void *)cuDevSmResourceSplit, NULL},
+    [H_RESOURCE_GENERATE_DESC] = {"cuDevResourceGenerateDesc", "cuDevResourceGenerateDesc", 12040,
+                                  0, (void *)cuDevResourceGenerateDesc, NULL},
+    [H_GREEN_CTX_DESTROY] = {"cuGreenCtxDestroy", "cuGreenCtxDestroy", 12040, 0,
+                             (void *)cuGreenCtxDestroy, NULL},
+    [H_GRAPH_ADD_KERNEL_NODE_V2] = {"cuGraphAddKernelNode", "cuGraphAddKernelNode_v2", 12000, 0,
+                                    (void *)cuGraphAddKernelNode_v2, NULL},
+    [H_GRAPH_KERNEL_NODE_SET_PARAMS_V2] = {"cuGraphKernelNodeSetParams",
+                                           "cuGraphKernelNodeSetParams_v2", 12000, 0,
+                                           (void *)cuGraphKernelNodeSetParams_v2, NULL},
+    [H_GRAPH_EXEC_KERNEL_NODE_SET_PARAMS_V2] = {"cuGraphExecKernelNodeSetParams",
+                                                "cuGraphExecKernelNodeSetParams_v2", 12000, 0,
+                                                (void *)cuGraphExecKernelNodeSetParams_v2, NULL},
+    [H_GRAPH_ADD_NODE] = {"cuGraphAddNode", "cuGraphAddNode", 12020, 0, (void *)cuGraphAddNode,
+                          NULL},
+    [H_GRAPH_ADD_NODE_V2] = {"cuGraphAddNode", "cuGraphAddNode_v2", 12030, 0,
+                             (void *)cuGraphAddNode_v2, NULL},
+    [H_GRAPH_NODE_SET_PARAMS] = {"cuGraphNodeSetParams", "cuGraphNodeSetParams", 12020, 0,
+                                 (void *)cuGraphNodeSetParams, NULL},
+    [H_GRAPH_EXEC_NODE_SET_PARAMS] = {"cuGraphExecNodeSetParams", "cuGraphExecNodeSetParams",
+                                      12020, 0, (void *)cuGraphExecNodeSetParams, NULL},
+    [H_CTX_RECORD_EVENT] = {"cuCtxRecordEvent", "cuCtxRecordEvent", 12050, 0,
+                            (void *)cuCtxRecordEvent, NULL},
+    [H_CTX_WAIT_EVENT] = {"cuCtxWaitEvent", "cuCtxWaitEvent", 12050, 0, (void *)cuCtxWaitEvent,
+                          NULL},
+    [H_GRAPH_ADD_MEMSET_NODE] = {"cuGraphAddMemsetNode", "cuGraphAddMemsetNode", 10000, 0,
+                                 (void *)cuGraphAddMemsetNode, NULL},
+    [H_GRAPH_ADD_MEMCPY_NODE] = {"cuGraphAddMemcpyNode", "cuGraphAddMemcpyNode", 10000, 0,
+                                 (void *)cuGraphAddMemcpyNode, NULL},
+    [H_GRAPH_EXEC_MEMSET_NODE_SET_PARAMS] = {"cuGraphExecMemsetNodeSetParams",
+                                             "cuGraphExecMemsetNodeSetParams", 10020, 0,
+                                             (void *)cuGraphExecMemsetNodeSetParams, NULL},
+    [H_GRAPH_EXEC_MEMCPY_NODE_SET_PARAMS] = {"cuGraphExecMemcpyNodeSetParams",
+                                             "cuGraphExecMemcpyNodeSetParams", 10020, 0,
+                                             (void *)cuGraphExecMemcpyNodeSetParams, NULL},
+    [H_MEMCPY_PEER] = {"cuMemcpyPeer", "cuMemcpyPeer", 4000, 0, (void *)cuMemcpyPeer, NULL},
+    [H_MEMCPY_PEER_PTDS] = {"cuMemcpyPeer", "cuMemcpyPeer_ptds", 7000, 1,
+                            (void *)cuMemcpyPeer_ptds, NULL},
+    [H_MEMCPY_PEER_ASYNC] = {"cuMemcpyPeerAsync", "cuMemcpyPeerAsync", 4000, 0,
+                             (void *)cuMemcpyPeerAsync, NULL},
+    [H_MEMCPY_PEER_ASYNC_PTSZ] = {"cuMemcpyPeerAsync", "cuMemcpyPeerAsync_ptsz", 7000, 1,
+                                  (void *)cuMemcpyPeerAsync_ptsz, NULL},
 };
 
 void *real_of(hook_id id) { return real_slot(&hooks[id].real, hooks[id].symbol); }
@@ -124,11 +193,14 @@ static void *next_after(const char *name, const void *caller) {
   return NULL;
 }
 
+/* A lookup in a copy of the driver that another link-map namespace loaded (dlmopen) is answered
+ * from the main namespace's driver: one driver, the wrapped one, serves the process. */
 EXPORTED void *dlsym(void *handle, const char *name) {
   void *found = handle == RTLD_NEXT ? next_after(name, __builtin_return_address(0))
                                     : real_dlsym(handle, name);
-  if (found == NULL || strncmp(name, "cu", 2) != 0 || !in_libcuda(found))
-    return found;
+  if (found == NULL || !in_libcuda(found)) return found;
+  if (in_other_libcuda(found) && (found = real_cuda(name)) == NULL) return NULL;
+  if (strncmp(name, "cu", 2) != 0) return found;
   int id = hook_for_symbol(name);
   if (id < 0) return found;
   __atomic_store_n(&hooks[id].real, found, __ATOMIC_RELEASE);

@@ -1,17 +1,16 @@
 #include "slice.h"
 
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "agent_attach.h"
+#include "driver.h"
 #include "log.h"
+#include "program_green.h"
 #include "real.h"
+#include "registration.h"
 #include "tenant_env.h"
 
 enum { NOT_YET = 0, READY = 1, FAILED = -1 };
@@ -30,7 +29,6 @@ typedef struct {
 /* All of it is per process: the fork handler resets it in a child. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int attach_state, context_state;
-static int agent_fd = -1;
 static attach_answer answer;
 static CUdevice device = -1;
 static CUdevResourceDesc desc;
@@ -56,65 +54,32 @@ CUresult slice_refuse(const char *what) {
 }
 
 
-/* The agent sends nothing after its answer: the read returns only when it closes the connection
- * (the claim was released or the agent stopped). Nothing can be undone then; the line says why
- * the process's next CUDA processes of the claim will be refused. */
-static void *watch_registration(void *arg) {
-  int fd = (int)(intptr_t)arg;
-  char byte;
-  ssize_t r;
-  do {
-    r = read(fd, &byte, 1);
-  } while (r < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK));
-  if (r == 0)
-    smslice_error("the agent closed this process's registration (claim released or agent "
-                  "stopped); work already in the slice goes on");
-  return NULL;
-}
-
-/* A detached thread with every signal blocked, so it never takes a signal meant for the program. */
-static void start_watch(int fd) {
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  pthread_t thread;
-  if (pthread_create(&thread, &attr, watch_registration, (void *)(intptr_t)fd) != 0)
-    smslice_debug("no thread to watch the agent's connection");
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
 CUresult slice_attach(void) {
   int state = load_state(&attach_state);
   if (state != NOT_YET) return state == READY ? CUDA_SUCCESS : CUDA_ERROR_NOT_PERMITTED;
+  /* The program's own libraries' constructors may call CUDA before the interposer's ran. */
+  tenant_env_restore();
+  driver_resolve();
   pthread_mutex_lock(&lock);
   if (attach_state == NOT_YET) {
-    char why[600];
-    agent_fd = agent_attach(&answer, why, sizeof why);
-    if (agent_fd < 0) {
-      smslice_error("%s; CUDA is refused in this process so that it never runs outside its "
-                    "claim's SMs", why);
+    char why[700];
+    if (registration_open(&answer, why, sizeof why) != 0) {
       store_state(&attach_state, FAILED);
-    } else {
-      smslice_debug("attached: GPU %s, %d groups of split(min %d, %d entries), %d SMs",
-                    answer.gpu_uuid, answer.group_count, answer.min_partition,
-                    answer.split_entries, answer.sms);
-      start_watch(agent_fd);
-      store_state(&attach_state, READY);
+      pthread_mutex_unlock(&lock);
+      registration_failed(why);
+      return CUDA_ERROR_NOT_PERMITTED;
     }
+    smslice_debug("attached: GPU %s, %d groups of split(min %d, %d entries), %d SMs",
+                  answer.gpu_uuid, answer.group_count, answer.min_partition,
+                  answer.split_entries, answer.sms);
+    store_state(&attach_state, READY);
+    pthread_mutex_unlock(&lock);
+    registration_keep();
+    return CUDA_SUCCESS;
   }
   pthread_mutex_unlock(&lock);
   return load_state(&attach_state) == READY ? CUDA_SUCCESS : CUDA_ERROR_NOT_PERMITTED;
 }
-
-#define CALL(fn_type, name, ...)                                        \
-  ({                                                                    \
-    fn_type fn_ = (fn_type)real_cuda(name);                             \
-    fn_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : fn_(__VA_ARGS__);          \
-  })
 
 static int fail_context(const char *what, CUresult r) {
   smslice_error("%s failed (CUDA error %d); CUDA is refused in this process so that it never "
@@ -132,16 +97,16 @@ static void format_uuid(const CUuuid *u, char *out, size_t cap) {
 
 static int find_device(void) {
   int count = 0;
-  CUresult r = CALL(cuDeviceGetCount_fn, "cuDeviceGetCount", &count);
+  CUresult r = DRIVER(cuDeviceGetCount_fn, D_DEVICE_GET_COUNT, &count);
   if (r != CUDA_SUCCESS) return fail_context("cuDeviceGetCount", r);
-  cuDeviceGetUuid_fn get_uuid = (cuDeviceGetUuid_fn)real_cuda("cuDeviceGetUuid_v2");
-  if (get_uuid == NULL) get_uuid = (cuDeviceGetUuid_fn)real_cuda("cuDeviceGetUuid");
+  cuDeviceGetUuid_fn get_uuid = (cuDeviceGetUuid_fn)driver(D_DEVICE_GET_UUID_V2);
+  if (get_uuid == NULL) get_uuid = (cuDeviceGetUuid_fn)driver(D_DEVICE_GET_UUID);
   if (get_uuid == NULL) return fail_context("finding cuDeviceGetUuid", CUDA_ERROR_NOT_SUPPORTED);
   for (int i = 0; i < count; i++) {
     CUdevice dev;
     CUuuid uuid;
     char text[64];
-    if ((r = CALL(cuDeviceGet_fn, "cuDeviceGet", &dev, i)) != CUDA_SUCCESS)
+    if ((r = DRIVER(cuDeviceGet_fn, D_DEVICE_GET, &dev, i)) != CUDA_SUCCESS)
       return fail_context("cuDeviceGet", r);
     if ((r = get_uuid(&uuid, dev)) != CUDA_SUCCESS) return fail_context("cuDeviceGetUuid", r);
     format_uuid(&uuid, text, sizeof text);
@@ -157,12 +122,12 @@ static int build_context(void) {
   if ((device = find_device()) < 0) return -1;
   CUdevResource whole, remainder;
   memset(&remainder, 0, sizeof remainder);
-  CUresult r = CALL(cuDeviceGetDevResource_fn, "cuDeviceGetDevResource", device, &whole,
+  CUresult r = DRIVER(cuDeviceGetDevResource_fn, D_DEVICE_GET_DEV_RESOURCE, device, &whole,
                     CU_DEV_RESOURCE_TYPE_SM);
   if (r != CUDA_SUCCESS) return fail_context("cuDeviceGetDevResource(SM)", r);
   unsigned int made = whole.sm.smCount / (unsigned)answer.min_partition;
   if (made > SMSLICE_MAX_GROUPS) made = SMSLICE_MAX_GROUPS;
-  r = CALL(cuDevSmResourceSplitByCount_fn, "cuDevSmResourceSplitByCount", split, &made, &whole,
+  r = DRIVER(cuDevSmResourceSplitByCount_fn, D_SM_RESOURCE_SPLIT_BY_COUNT, split, &made, &whole,
            &remainder, 0, (unsigned)answer.min_partition);
   if (r != CUDA_SUCCESS) return fail_context("cuDevSmResourceSplitByCount", r);
   int entries = (int)made + (remainder.sm.smCount > 0 ? 1 : 0);
@@ -173,7 +138,7 @@ static int build_context(void) {
     return -1;
   }
   if (remainder.sm.smCount > 0) split[made] = remainder;
-  CUdevResource chosen[SMSLICE_MAX_GROUPS];
+  static CUdevResource chosen[SMSLICE_MAX_GROUPS]; /* 36 KB: not on a thread's stack */
   int sms = 0;
   for (int i = 0; i < answer.group_count; i++) {
     chosen[i] = split[answer.groups[i]];
@@ -184,13 +149,13 @@ static int build_context(void) {
                   "this process", sms, answer.sms);
     return -1;
   }
-  r = CALL(cuDevResourceGenerateDesc_fn, "cuDevResourceGenerateDesc", &desc, chosen,
+  r = DRIVER(cuDevResourceGenerateDesc_fn, D_RESOURCE_GENERATE_DESC, &desc, chosen,
            (unsigned)answer.group_count);
   if (r != CUDA_SUCCESS) return fail_context("cuDevResourceGenerateDesc", r);
-  r = CALL(cuGreenCtxCreate_fn, "cuGreenCtxCreate", &green, desc, device,
+  r = DRIVER(cuGreenCtxCreate_fn, D_GREEN_CTX_CREATE, &green, desc, device,
            CU_GREEN_CTX_DEFAULT_STREAM);
   if (r != CUDA_SUCCESS) return fail_context("cuGreenCtxCreate", r);
-  r = CALL(cuCtxFromGreenCtx_fn, "cuCtxFromGreenCtx", &slice_ctx, green);
+  r = DRIVER(cuCtxFromGreenCtx_fn, D_CTX_FROM_GREEN_CTX, &slice_ctx, green);
   if (r != CUDA_SUCCESS) return fail_context("cuCtxFromGreenCtx", r);
   smslice_debug("green context of %d SMs on device %d ready", sms, device);
   return 0;
@@ -240,26 +205,67 @@ ctx_kind slice_classify(CUcontext ctx) {
   pthread_mutex_lock(&lock);
   ctx_kind kind;
   CUdevice dev = primary_device(ctx);
-  if (is_owned(ctx)) {
+  if (is_owned(ctx) || program_green_owns(ctx)) {
     kind = CTX_PASS;
   } else if (dev >= 0) {
     kind = dev == device ? CTX_SWAP : CTX_REFUSE;
   } else {
-    /* Not seen yet: learn the claim device's primary context, if it is active, and compare. */
+    /* Not seen yet: learn the claim device's primary context, if it is active, and compare. The
+     * reference taken to learn it is given back at once: someone else keeps it active. */
     unsigned int flags;
     int active = 0;
     CUcontext primary = NULL;
-    if (CALL(cuDevicePrimaryCtxGetState_fn, "cuDevicePrimaryCtxGetState", device, &flags,
-             &active) == CUDA_SUCCESS &&
+    if (DRIVER(cuDevicePrimaryCtxGetState_fn, D_PRIMARY_CTX_GET_STATE, device, &flags,
+               &active) == CUDA_SUCCESS &&
         active &&
-        CALL(cuDevicePrimaryCtxRetain_fn, "cuDevicePrimaryCtxRetain", &primary, device) ==
-            CUDA_SUCCESS &&
-        primary_count < MAX_PRIMARIES)
-      primaries[primary_count++] = (primary_context){device, primary};
+        DRIVER(cuDevicePrimaryCtxRetain_fn, D_PRIMARY_CTX_RETAIN, &primary, device) ==
+            CUDA_SUCCESS) {
+      DRIVER(cuDevicePrimaryCtxRelease_fn, D_PRIMARY_CTX_RELEASE_V2, device);
+      if (primary_count < MAX_PRIMARIES)
+        primaries[primary_count++] = (primary_context){device, primary};
+    }
     kind = ctx == primary ? CTX_SWAP : CTX_REFUSE;
   }
   pthread_mutex_unlock(&lock);
   return kind;
+}
+
+CUcontext slice_public(CUcontext ctx) {
+  if (ctx == NULL || load_state(&context_state) != READY || ctx != slice_ctx) return ctx;
+  CUcontext shown = ctx;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < primary_count; i++)
+    if (primaries[i].dev == device) shown = primaries[i].ctx;
+  pthread_mutex_unlock(&lock);
+  return shown;
+}
+
+CUgreenCtx slice_green(CUcontext ctx) {
+  if (load_state(&context_state) != READY || ctx == NULL) return NULL;
+  if (ctx == slice_ctx) return green;
+  CUgreenCtx made = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < owned_count; i++)
+    if (owned[i].ctx == ctx) made = owned[i].green;
+  for (int i = 0; i < primary_count; i++)
+    if (primaries[i].ctx == ctx && primaries[i].dev == device) made = green;
+  pthread_mutex_unlock(&lock);
+  return made;
+}
+
+int slice_is_own_green(CUgreenCtx g) {
+  return g != NULL && load_state(&context_state) == READY && g == green;
+}
+
+int slice_claim_device(void) {
+  CUcontext mine;
+  return slice_context(&mine) == CUDA_SUCCESS ? device : -1;
+}
+
+int slice_claim_sms(CUdevice dev) {
+  CUcontext mine;
+  if (load_state(&attach_state) != READY || slice_context(&mine) != CUDA_SUCCESS) return -1;
+  return dev == device ? answer.sms : -1;
 }
 
 CUresult slice_create_context(CUdevice dev, CUcontext *out) {
@@ -272,12 +278,12 @@ CUresult slice_create_context(CUdevice dev, CUcontext *out) {
   }
   CUgreenCtx made;
   CUcontext ctx;
-  CUresult r = CALL(cuGreenCtxCreate_fn, "cuGreenCtxCreate", &made, desc, device,
+  CUresult r = DRIVER(cuGreenCtxCreate_fn, D_GREEN_CTX_CREATE, &made, desc, device,
                     CU_GREEN_CTX_DEFAULT_STREAM);
   if (r != CUDA_SUCCESS) return r;
-  if ((r = CALL(cuCtxFromGreenCtx_fn, "cuCtxFromGreenCtx", &ctx, made)) != CUDA_SUCCESS ||
-      (r = CALL(cuCtxPushCurrent_fn, "cuCtxPushCurrent_v2", ctx)) != CUDA_SUCCESS) {
-    CALL(cuGreenCtxDestroy_fn, "cuGreenCtxDestroy", made);
+  if ((r = DRIVER(cuCtxFromGreenCtx_fn, D_CTX_FROM_GREEN_CTX, &ctx, made)) != CUDA_SUCCESS ||
+      (r = DRIVER(cuCtxPushCurrent_fn, D_CTX_PUSH_CURRENT_V2, ctx)) != CUDA_SUCCESS) {
+    DRIVER(cuGreenCtxDestroy_fn, D_GREEN_CTX_DESTROY, made);
     return r;
   }
   pthread_mutex_lock(&lock);
@@ -286,8 +292,8 @@ CUresult slice_create_context(CUdevice dev, CUcontext *out) {
   pthread_mutex_unlock(&lock);
   if (full) {
     CUcontext popped;
-    CALL(cuCtxPopCurrent_fn, "cuCtxPopCurrent_v2", &popped);
-    CALL(cuGreenCtxDestroy_fn, "cuGreenCtxDestroy", made);
+    DRIVER(cuCtxPopCurrent_fn, D_CTX_POP_CURRENT_V2, &popped);
+    DRIVER(cuGreenCtxDestroy_fn, D_GREEN_CTX_DESTROY, made);
     smslice_error("more than %d contexts created by this process: refused", MAX_OWNED);
     return CUDA_ERROR_NOT_PERMITTED;
   }
@@ -309,9 +315,9 @@ int slice_destroy_context(CUcontext ctx, CUresult *result) {
   if (made == NULL) return 0;
   /* cuCtxDestroy pops the context from this thread's stack when it is current. */
   CUcontext current = NULL;
-  if (CALL(cuCtxGetCurrent_fn, "cuCtxGetCurrent", &current) == CUDA_SUCCESS && current == ctx)
-    CALL(cuCtxPopCurrent_fn, "cuCtxPopCurrent_v2", &current);
-  *result = CALL(cuGreenCtxDestroy_fn, "cuGreenCtxDestroy", made);
+  if (DRIVER(cuCtxGetCurrent_fn, D_CTX_GET_CURRENT, &current) == CUDA_SUCCESS && current == ctx)
+    DRIVER(cuCtxPopCurrent_fn, D_CTX_POP_CURRENT_V2, &current);
+  *result = DRIVER(cuGreenCtxDestroy_fn, D_GREEN_CTX_DESTROY, made);
   return 1;
 }
 
@@ -319,8 +325,7 @@ int slice_destroy_context(CUcontext ctx, CUresult *result) {
  * attaches afresh (with its own pid) on first CUDA use. */
 static void forget_in_child(void) {
   pthread_mutex_init(&lock, NULL);
-  if (agent_fd >= 0) close(agent_fd);
-  agent_fd = -1;
+  registration_after_fork_child();
   attach_state = context_state = NOT_YET;
   device = -1;
   desc = NULL;
@@ -332,5 +337,6 @@ static void forget_in_child(void) {
 /* Before main, and so before the driver reads CUDA_MPS_* at cuInit. */
 __attribute__((constructor)) static void at_load(void) {
   tenant_env_restore();
-  pthread_atfork(NULL, NULL, forget_in_child);
+  real_loader_init();
+  pthread_atfork(registration_before_fork, registration_after_fork_parent, forget_in_child);
 }

@@ -20,6 +20,24 @@ typedef enum {
 
 ctx_kind slice_classify(CUcontext ctx);
 
+/* The handle the program is shown for a context: the claim device's primary context for the
+ * slice's own context (the program made the primary current and was given the slice instead; it
+ * must see the handle it retained, as numba checks), any other unchanged. */
+CUcontext slice_public(CUcontext ctx);
+
+/* The green context behind one of the slice's contexts (its own, one made for cuCtxCreate, or
+ * the claim device's primary context it stands for), or NULL. */
+CUgreenCtx slice_green(CUcontext ctx);
+
+/* The claim's device (the slice built), or -1. */
+int slice_claim_device(void);
+
+/* True for the slice's own green context. */
+int slice_is_own_green(CUgreenCtx g);
+
+/* The claim's SM count when dev is the claim's device (the slice built), else -1. */
+int slice_claim_sms(CUdevice dev);
+
 /* Records a primary context the driver handed out. */
 void slice_note_primary(CUdevice dev, CUcontext ctx);
 

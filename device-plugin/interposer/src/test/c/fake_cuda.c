@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_cuda.h"
 
@@ -20,10 +21,13 @@ struct CUctx_st {
 };
 struct CUgreenCtx_st {
   struct CUctx_st ctx;
+  char desc_groups[160];
+  unsigned int sms;
 };
 struct CUdevResourceDesc_st {
   char groups[160];
   int min;
+  unsigned int sms;
 };
 struct CUstream_st {
   CUcontext ctx;
@@ -41,6 +45,10 @@ static __thread CUcontext stack[16];
 static __thread int depth;
 static __thread char last_launch[256];
 static int split_serial;
+static int primary_refs[DEVICES];
+enum { ALLOCATIONS = 64 };
+static CUcontext allocation_ctx[ALLOCATIONS];
+static int allocations;
 
 #define NEED_INIT \
   if (!initialized) return 3
@@ -70,8 +78,11 @@ EXPORT CUresult cuInit(unsigned int flags) {
   return 0;
 }
 
+/* FAKECUDA_DEVICE_COUNT_DELAY_MS makes the call slow, as a driver call may be. */
 EXPORT CUresult cuDeviceGetCount(int *n) {
   NEED_INIT;
+  const char *delay = getenv("FAKECUDA_DEVICE_COUNT_DELAY_MS");
+  if (delay != NULL) usleep((useconds_t)atoi(delay) * 1000);
   *n = DEVICES;
   return 0;
 }
@@ -94,14 +105,29 @@ EXPORT CUresult cuDeviceGetUuid(CUuuid *u, CUdevice d) { return cuDeviceGetUuid_
 EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
   NEED_INIT;
   *c = &primary[d];
+  __atomic_add_fetch(&primary_refs[d], 1, __ATOMIC_SEQ_CST);
   return 0;
 }
 
+EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice d) {
+  NEED_INIT;
+  return __atomic_sub_fetch(&primary_refs[d], 1, __ATOMIC_SEQ_CST) < 0 ? 1 : 0;
+}
+
+/* References held on a device's primary context. */
+EXPORT int fakecuda_primary_refs(CUdevice d) { return primary_refs[d]; }
+
 EXPORT CUresult cuDevicePrimaryCtxGetState(CUdevice d, unsigned int *flags, int *active) {
   NEED_INIT;
-  (void)d;
   *flags = 0;
-  *active = 1;
+  *active = primary_refs[d] > 0;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, CUdevice d) {
+  NEED_INIT;
+  (void)d;
+  *value = attribute == 16 ? SMS : 0;
   return 0;
 }
 
@@ -144,6 +170,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *c) {
   depth--;
   return 0;
 }
+EXPORT CUresult cuCtxPopCurrent(CUcontext *c) { return cuCtxPopCurrent_v2(c); }
 
 static CUresult create(CUcontext *c, CUdevice d) {
   NEED_INIT;
@@ -168,6 +195,16 @@ EXPORT CUresult cuCtxCreate_v4(CUcontext *c, CUctxCreateParams *p, unsigned int 
   return create(c, d);
 }
 
+EXPORT CUresult cuGLCtxCreate_v2(CUcontext *c, unsigned int flags, CUdevice d) {
+  (void)flags;
+  return create(c, d);
+}
+EXPORT CUresult cuVDPAUCtxCreate_v2(CUcontext *c, unsigned int flags, CUdevice d, void *v,
+                                    void *p) {
+  (void)flags, (void)v, (void)p;
+  return create(c, d);
+}
+
 EXPORT CUresult cuCtxDestroy_v2(CUcontext c) {
   NEED_INIT;
   if (c == NULL || c->kind != KIND_CREATED) return FAKE_ERROR_INVALID_CONTEXT;
@@ -176,22 +213,45 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext c) {
   return 0;
 }
 
-/* Tags live in the resource's padding: group index, split serial, minCount. */
-static void tag(CUdevResource *r, int index, int serial, int min, unsigned int sms) {
+/* Tags live in the resource's padding: group index, split serial, minCount, then the groups of
+ * the green context a resource was split from ("" for the device's). Index -1 is a whole device,
+ * -2 a whole green context. */
+enum { PARENT_AT = 12, PARENT_LEN = 92 - PARENT_AT };
+
+static void tag(CUdevResource *r, int index, int serial, int min, unsigned int sms,
+                const char *parent) {
   memset(r, 0, sizeof *r);
   r->type = CU_DEV_RESOURCE_TYPE_SM;
   int t[3] = {index, serial, min};
   memcpy(r->internal_padding, t, sizeof t);
+  snprintf((char *)r->internal_padding + PARENT_AT, PARENT_LEN, "%s", parent);
   r->sm.smCount = sms;
   r->sm.minSmPartitionSize = 8;
   r->sm.smCoscheduledAlignment = 8;
 }
 
+static const char *parent_of(const CUdevResource *r) {
+  return (const char *)r->internal_padding + PARENT_AT;
+}
+
 EXPORT CUresult cuDeviceGetDevResource(CUdevice d, CUdevResource *r, int type) {
   NEED_INIT;
   if (type != CU_DEV_RESOURCE_TYPE_SM || d < 0 || d >= DEVICES) return 1;
-  tag(r, -1, 0, 0, SMS);
+  tag(r, -1, 0, 0, SMS, "");
   return 0;
+}
+
+EXPORT CUresult cuGreenCtxGetDevResource(CUgreenCtx g, CUdevResource *r, int type) {
+  NEED_INIT;
+  if (type != CU_DEV_RESOURCE_TYPE_SM || g == NULL) return 1;
+  tag(r, -2, 0, 0, g->sms, g->desc_groups);
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetDevResource(CUcontext c, CUdevResource *r, int type) {
+  if (c != NULL && c->kind == KIND_GREEN)
+    return cuGreenCtxGetDevResource((CUgreenCtx)c, r, type);
+  return cuDeviceGetDevResource(c == NULL ? 0 : c->dev, r, type);
 }
 
 EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nb,
@@ -199,15 +259,30 @@ EXPORT CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int 
                                             unsigned int flags, unsigned int min) {
   NEED_INIT;
   (void)flags;
-  if (input->sm.smCount != SMS || min == 0) return 1;
+  int whole[1];
+  memcpy(whole, input->internal_padding, sizeof whole);
+  if (min == 0 || (whole[0] == -1 && input->sm.smCount != SMS) || (whole[0] != -1 && whole[0] != -2))
+    return 1;
   unsigned int size = (min + 7) / 8 * 8;
-  unsigned int groups = (SMS - REMAINDER) / size;
+  unsigned int usable = whole[0] == -1 ? SMS - REMAINDER : input->sm.smCount;
+  unsigned int groups = usable / size;
   if (groups > *nb) groups = *nb;
   int serial = __atomic_add_fetch(&split_serial, 1, __ATOMIC_SEQ_CST);
-  for (unsigned int i = 0; i < groups; i++) tag(&result[i], (int)i, serial, (int)min, size);
-  tag(rem, (int)groups, serial, (int)min, SMS - groups * size);
+  for (unsigned int i = 0; i < groups; i++)
+    tag(&result[i], (int)i, serial, (int)min, size, parent_of(input));
+  tag(rem, (int)groups, serial, (int)min, input->sm.smCount - groups * size, parent_of(input));
   *nb = groups;
   return 0;
+}
+
+/* CUDA 13.1's structured split, simplified: params is read as each group's SM count (all equal). */
+EXPORT CUresult cuDevSmResourceSplit(CUdevResource *result, unsigned int nb,
+                                     const CUdevResource *input, CUdevResource *rem,
+                                     unsigned int flags, void *params) {
+  unsigned int made = nb;
+  CUresult r = cuDevSmResourceSplitByCount(result, &made, input, rem, flags,
+                                           params == NULL ? 8 : *(unsigned int *)params);
+  return r == 0 && made < nb ? 1 : r;
 }
 
 EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *r,
@@ -224,8 +299,10 @@ EXPORT CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource
       free(made);
       return 914;
     }
-    len += (size_t)snprintf(made->groups + len, sizeof made->groups - len, "%s%d",
-                            i == 0 ? "" : ",", t[0]);
+    const char *parent = parent_of(&r[i]);
+    len += (size_t)snprintf(made->groups + len, sizeof made->groups - len, "%s%s%s%d",
+                            i == 0 ? "" : ",", parent, parent[0] ? ":" : "", t[0]);
+    made->sms += r[i].sm.smCount;
   }
   made->min = first[2];
   *desc = made;
@@ -240,6 +317,8 @@ EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc desc, CUdevice
   made->ctx.dev = d;
   snprintf(made->ctx.groups, sizeof made->ctx.groups, "min%d;groups%s;flags%u", desc->min,
            desc->groups, flags);
+  snprintf(made->desc_groups, sizeof made->desc_groups, "%s", desc->groups);
+  made->sms = desc->sms;
   *g = made;
   return 0;
 }
@@ -333,10 +412,72 @@ EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) {
   return cuGraphLaunch(e, s == NULL ? FAKE_STREAM_PER_THREAD : s);
 }
 
+/* An allocation's address is 0x1000 times its number; it remembers its context. */
+/* The context the last graph kernel node or context-wide event named, as described above. */
+static __thread char last_node[256];
+EXPORT const char *fakecuda_last_node(void) { return last_node; }
+
+static CUresult note_node(CUcontext c) {
+  NEED_INIT;
+  describe(c == NULL ? current() : c, last_node, sizeof last_node);
+  return 0;
+}
+
+EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *n, CUgraph g, const CUgraphNode *d,
+                                        size_t nd, const CUDA_KERNEL_NODE_PARAMS_v2 *p) {
+  (void)n, (void)g, (void)d, (void)nd;
+  return note_node(p->ctx);
+}
+
+EXPORT CUresult cuGraphAddNode(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd,
+                               CUgraphNodeParams *p) {
+  (void)n, (void)g, (void)d, (void)nd;
+  return p->type == CU_GRAPH_NODE_TYPE_KERNEL ? note_node(p->kernel.ctx) : 1;
+}
+
+EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd,
+                                     const void *p, CUcontext c) {
+  (void)n, (void)g, (void)d, (void)nd, (void)p;
+  return note_node(c);
+}
+
+EXPORT CUresult cuMemcpyPeer(unsigned long long dst, CUcontext dc, unsigned long long src,
+                             CUcontext sc, size_t bytes) {
+  (void)dst, (void)src, (void)sc, (void)bytes;
+  return note_node(dc);
+}
+
+EXPORT CUresult cuCtxRecordEvent(CUcontext c, CUevent e) {
+  (void)e;
+  return note_node(c);
+}
+
 EXPORT CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
   NEED_INIT;
-  *p = bytes;
-  return current() == NULL ? FAKE_ERROR_INVALID_CONTEXT : 0;
+  (void)bytes;
+  if (current() == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  int n = __atomic_fetch_add(&allocations, 1, __ATOMIC_SEQ_CST);
+  if (n >= ALLOCATIONS) return 2;
+  allocation_ctx[n] = current();
+  *p = 0x1000ull * (unsigned long long)(n + 1);
+  return 0;
+}
+
+EXPORT CUresult cuPointerGetAttribute(void *data, int attribute, unsigned long long ptr) {
+  NEED_INIT;
+  unsigned long long n = ptr / 0x1000;
+  if (attribute != 1 || n == 0 || n > (unsigned long long)allocations) return 1;
+  *(CUcontext *)data = allocation_ctx[n - 1];
+  return 0;
+}
+
+EXPORT CUresult cuPointerGetAttributes(unsigned int count, int *attributes, void **data,
+                                       unsigned long long ptr) {
+  for (unsigned int i = 0; i < count; i++) {
+    CUresult r = cuPointerGetAttribute(data[i], attributes[i], ptr);
+    if (r != 0) return r;
+  }
+  return 0;
 }
 
 typedef struct {
@@ -403,6 +544,14 @@ static const entry table[] = {
     E("cuDevSmResourceSplitByCount", cuDevSmResourceSplitByCount, 12040, 0),
     E("cuDevResourceGenerateDesc", cuDevResourceGenerateDesc, 12040, 0),
     E("cuGreenCtxCreate", cuGreenCtxCreate, 12040, 0),
+    E("cuGreenCtxGetDevResource", cuGreenCtxGetDevResource, 12040, 0),
+    E("cuDevSmResourceSplit", cuDevSmResourceSplit, 13010, 0),
+    E("cuGraphAddKernelNode", cuGraphAddKernelNode_v2, 12000, 0),
+    E("cuGraphAddNode", cuGraphAddNode, 12020, 0),
+    E("cuCtxRecordEvent", cuCtxRecordEvent, 12050, 0),
+    E("cuGraphAddMemsetNode", cuGraphAddMemsetNode, 10000, 0),
+    E("cuMemcpyPeer", cuMemcpyPeer, 4000, 0),
+    E("cuCtxGetDevResource", cuCtxGetDevResource, 12040, 0),
     E("cuGreenCtxDestroy", cuGreenCtxDestroy, 12040, 0),
     E("cuCtxFromGreenCtx", cuCtxFromGreenCtx, 12040, 0),
     E("cuStreamCreate", cuStreamCreate, 2000, 0),
@@ -418,5 +567,11 @@ static const entry table[] = {
     E("cuGraphLaunch", cuGraphLaunch, 10000, 0),
     E("cuGraphLaunch", cuGraphLaunch_ptsz, 10000, 1),
     E("cuMemAlloc", cuMemAlloc_v2, 3020, 0),
+    E("cuDevicePrimaryCtxRelease", cuDevicePrimaryCtxRelease_v2, 11000, 0),
+    E("cuDeviceGetAttribute", cuDeviceGetAttribute, 2000, 0),
+    E("cuPointerGetAttribute", cuPointerGetAttribute, 4000, 0),
+    E("cuPointerGetAttributes", cuPointerGetAttributes, 7000, 0),
+    E("cuGLCtxCreate", cuGLCtxCreate_v2, 3020, 0),
+    E("cuVDPAUCtxCreate", cuVDPAUCtxCreate_v2, 3020, 0),
 };
 static const int table_size = sizeof table / sizeof table[0];

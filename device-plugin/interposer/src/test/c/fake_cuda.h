@@ -5,9 +5,6 @@
 
 #include "cuda_driver.h"
 
-typedef struct CUfunc_st *CUfunction;
-typedef struct CUgraph_st *CUgraph;
-typedef struct CUgraphExec_st *CUgraphExec;
 
 #define FAKE_STREAM_LEGACY ((CUstream)0x1)
 #define FAKE_STREAM_PER_THREAD ((CUstream)0x2)

@@ -1,68 +1,10 @@
 /* Reaches the (fake) driver the way the CUDA runtime does: dlopen("libcuda.so.1"), dlsym of
  * cuGetProcAddress_v2, and every other entry point through it. Each scenario prints one line per
  * step, "<step> <CUresult> <what the fake saw>", for the tests to check. */
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fake_cuda.h"
-
-typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                              unsigned, unsigned, CUstream, void **, void **);
-typedef CUresult (*stream_create_fn)(CUstream *, unsigned int);
-typedef CUresult (*stream_priority_fn)(CUstream *, unsigned int, int);
-typedef CUresult (*graph_create_fn)(CUgraph *, unsigned int);
-typedef CUresult (*graph_instantiate_fn)(CUgraphExec *, CUgraph, unsigned long long);
-typedef CUresult (*graph_launch_fn)(CUgraphExec, CUstream);
-
-static void *libcuda;
-static cuGetProcAddress_v2_fn get_proc;
-static fakecuda_last_launch_fn last_launch;
-static fakecuda_describe_fn describe;
-static fakecuda_real_fn fake_real;
-static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void *proc(const char *name, unsigned long long flags) {
-  void *fn = NULL;
-  int status;
-  if (get_proc(name, &fn, 13000, flags, &status) != CUDA_SUCCESS) {
-    fprintf(stderr, "runtime_like: no %s\n", name);
-    exit(2);
-  }
-  return fn;
-}
-#define PROC(type, name) ((type)proc(name, 0))
-
-static void line(const char *step, CUresult r, const char *seen) {
-  pthread_mutex_lock(&print_lock);
-  printf("%s %d %s\n", step, r, r == CUDA_SUCCESS ? seen : "-");
-  fflush(stdout);
-  pthread_mutex_unlock(&print_lock);
-}
-
-static void launch_on(const char *step, CUstream s, unsigned long long flags) {
-  launch_fn launch = (launch_fn)proc("cuLaunchKernel", flags);
-  line(step, launch(NULL, 1, 1, 1, 1, 1, 1, 0, s, NULL, NULL), last_launch());
-}
-
-static CUresult primary_of(int ordinal, CUcontext *ctx) {
-  CUdevice dev;
-  CUresult r = PROC(cuDeviceGet_fn, "cuDeviceGet")(&dev, ordinal);
-  return r != CUDA_SUCCESS ? r : PROC(cuDevicePrimaryCtxRetain_fn, "cuDevicePrimaryCtxRetain")(ctx, dev);
-}
-
-/* What cudaSetDevice(1) and a first runtime call do on a thread. */
-static CUresult runtime_thread_setup(int push) {
-  CUcontext primary = NULL;
-  CUresult r = primary_of(1, &primary);
-  if (r != CUDA_SUCCESS) return r;
-  return push ? PROC(cuCtxPushCurrent_fn, "cuCtxPushCurrent")(primary)
-              : PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(primary);
-}
+#include "program_support.h"
 
 static void *other_thread(void *arg) {
   int push = arg != NULL;
@@ -223,18 +165,222 @@ static void exec_self(const char *self) {
   exit(2);
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) return 2;
-  libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (libcuda == NULL) {
-    fprintf(stderr, "runtime_like: %s\n", dlerror());
-    return 2;
+/* The handles the program is shown are the ones it retained; its work still runs in the slice. */
+static void identity(void) {
+  line("cuInit", PROC(cuInit_fn, "cuInit")(0), "ok");
+  CUcontext primary = NULL, ctx = NULL;
+  line("retain", primary_of(1, &primary), describe(primary));
+  line("set", PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(primary), "ok");
+  launch_on("launch", NULL, 0);
+  char seen[32];
+  CUresult r = PROC(cuCtxGetCurrent_fn, "cuCtxGetCurrent")(&ctx);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("get-current", r, seen);
+  CUgreenCtx green = (CUgreenCtx)0x1;
+  r = PROC(cuStreamGetCtx_v2_fn, "cuStreamGetCtx")(NULL, &ctx, &green);
+  snprintf(seen, sizeof seen, "same=%d green=%s", ctx == primary, green == NULL ? "none" : "some");
+  line("stream-ctx", r, seen);
+  unsigned long long ptr = 0;
+  typedef CUresult (*alloc_fn)(unsigned long long *, size_t);
+  line("alloc", PROC(alloc_fn, "cuMemAlloc")(&ptr, 64), "ok");
+  ctx = NULL;
+  r = PROC(cuPointerGetAttribute_fn, "cuPointerGetAttribute")(&ctx, CU_POINTER_ATTRIBUTE_CONTEXT,
+                                                              ptr);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("pointer-ctx", r, seen);
+  int attribute = CU_POINTER_ATTRIBUTE_CONTEXT;
+  void *data[1] = {&ctx};
+  ctx = NULL;
+  r = PROC(cuPointerGetAttributes_fn, "cuPointerGetAttributes")(1, &attribute, data, ptr);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("pointer-attributes-ctx", r, seen);
+  ctx = NULL;
+  r = PROC(cuCtxPopCurrent_fn, "cuCtxPopCurrent")(&ctx);
+  snprintf(seen, sizeof seen, "same=%d", ctx == primary);
+  line("pop", r, seen);
+  line("push", PROC(cuCtxPushCurrent_fn, "cuCtxPushCurrent")(primary), "ok");
+  launch_on("launch-after-push", NULL, 0);
+  for (int dev = 0; dev < 2; dev++) {
+    int sms = 0;
+    r = PROC(cuDeviceGetAttribute_fn, "cuDeviceGetAttribute")(
+        &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    snprintf(seen, sizeof seen, "%d", sms);
+    line(dev == 1 ? "sm-count-claim-device" : "sm-count-other-device", r, seen);
   }
-  get_proc = (cuGetProcAddress_v2_fn)dlsym(libcuda, "cuGetProcAddress_v2");
-  last_launch = (fakecuda_last_launch_fn)dlsym(libcuda, "fakecuda_last_launch");
-  describe = (fakecuda_describe_fn)dlsym(libcuda, "fakecuda_describe");
-  fake_real = (fakecuda_real_fn)dlsym(libcuda, "fakecuda_real");
-  if (!get_proc || !last_launch || !describe || !fake_real) return 2;
+}
+
+/* A primary context retained past the interposer (it learns the handle when it is made current)
+ * must hold no reference of the interposer's once the program releases its own. */
+static void unseen_primary(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  CUcontext primary = NULL;
+  ((cuDevicePrimaryCtxRetain_fn)fake_real("cuDevicePrimaryCtxRetain"))(&primary, 1);
+  line("set", PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(primary), "ok");
+  launch_on("launch", NULL, 0);
+  ((cuDevicePrimaryCtxRelease_fn)fake_real("cuDevicePrimaryCtxRelease_v2"))(1);
+  char seen[32];
+  snprintf(seen, sizeof seen, "%d", ((fakecuda_refs_fn)dlsym(libcuda, "fakecuda_primary_refs"))(1));
+  line("primary-refs", 0, seen);
+}
+
+typedef CUresult (*graphics_ctx_fn)(CUcontext *, unsigned int, CUdevice);
+typedef CUresult (*vdpau_ctx_fn)(CUcontext *, unsigned int, CUdevice, void *, void *);
+
+static void graphics(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  CUcontext ctx = NULL;
+  line("gl-context", PROC(graphics_ctx_fn, "cuGLCtxCreate")(&ctx, 0, 1), describe(ctx));
+  line("vdpau-context", PROC(vdpau_ctx_fn, "cuVDPAUCtxCreate")(&ctx, 0, 1, NULL, NULL),
+       describe(ctx));
+}
+
+static void *small_stack_thread(void *unused) {
+  (void)unused;
+  line("small-stack-setup", runtime_thread_setup(0), "ok");
+  launch_on("small-stack", NULL, 0);
+  return NULL;
+}
+
+/* The slice is built on the first thread that needs it, whatever its stack (32 KiB here). */
+static void small_stack(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 32 * 1024);
+  pthread_t t;
+  pthread_create(&t, &attr, small_stack_thread, NULL);
+  pthread_join(t, NULL);
+}
+
+typedef CUresult (*get_resource_fn)(CUdevice, CUdevResource *, int);
+
+/* Splits resource in halves of min SMs, makes a green context of the second and launches in it. */
+static void green_of(const char *step, const CUdevResource *resource, CUdevice dev) {
+  CUdevResource parts[16], rest;
+  unsigned int n = 16;
+  CUresult r = PROC(cuDevSmResourceSplitByCount_fn, "cuDevSmResourceSplitByCount")(
+      parts, &n, resource, &rest, 0, 8);
+  CUdevResourceDesc desc = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuDevResourceGenerateDesc_fn, "cuDevResourceGenerateDesc")(&desc, &parts[1], 1);
+  CUgreenCtx green = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuGreenCtxCreate_fn, "cuGreenCtxCreate")(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM);
+  CUcontext ctx = NULL;
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxFromGreenCtx_fn, "cuCtxFromGreenCtx")(&ctx, green);
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxPushCurrent_fn, "cuCtxPushCurrent")(ctx);
+  if (r != CUDA_SUCCESS) {
+    line(step, r, "-");
+    return;
+  }
+  launch_on(step, NULL, 0);
+  CUcontext popped;
+  PROC(cuCtxPopCurrent_fn, "cuCtxPopCurrent")(&popped);
+  char seen[32];
+  snprintf(seen, sizeof seen, "ok");
+  line("destroy-green", PROC(cuGreenCtxDestroy_fn, "cuGreenCtxDestroy")(green), seen);
+}
+
+/* A program that sub-partitions the SMs it is shown (torch.cuda.green_contexts does this). */
+static void program_green(void) {
+  line("cuInit", PROC(cuInit_fn, "cuInit")(0), "ok");
+  line("setup", runtime_thread_setup(0), "ok");
+  CUdevResource shown;
+  char seen[32];
+  CUresult r = PROC(get_resource_fn, "cuDeviceGetDevResource")(1, &shown, CU_DEV_RESOURCE_TYPE_SM);
+  snprintf(seen, sizeof seen, "%u", shown.sm.smCount);
+  line("device-sms", r, seen);
+  green_of("own-green", &shown, 1);
+  CUcontext current = NULL;
+  PROC(cuCtxGetCurrent_fn, "cuCtxGetCurrent")(&current);
+  typedef CUresult (*ctx_resource_fn)(CUcontext, CUdevResource *, int);
+  r = PROC(ctx_resource_fn, "cuCtxGetDevResource")(current, &shown, CU_DEV_RESOURCE_TYPE_SM);
+  snprintf(seen, sizeof seen, "%u", shown.sm.smCount);
+  line("context-sms", r, seen);
+  launch_on("after-green", NULL, 0);
+  CUdevResource other;
+  PROC(get_resource_fn, "cuDeviceGetDevResource")(0, &other, CU_DEV_RESOURCE_TYPE_SM);
+  green_of("other-device-green", &other, 0);
+  CUdevResource whole;
+  ((get_resource_fn)fake_real("cuDeviceGetDevResource"))(1, &whole, CU_DEV_RESOURCE_TYPE_SM);
+  green_of("whole-device-green", &whole, 1);
+}
+
+/* The CUDA 13.1 structured split (driver 590+), found with cuGetProcAddress for version 13.1. */
+static void structured_green(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  runtime_thread_setup(0);
+  void *fn = NULL;
+  int status;
+  if (get_proc("cuDevSmResourceSplit", &fn, 13010, 0, &status) != CUDA_SUCCESS) return;
+  CUdevResource shown, parts[2], rest;
+  PROC(get_resource_fn, "cuDeviceGetDevResource")(1, &shown, CU_DEV_RESOURCE_TYPE_SM);
+  unsigned int sms = 8;
+  CUresult r = ((cuDevSmResourceSplit_fn)fn)(parts, 2, &shown, &rest, 0, &sms);
+  CUdevResourceDesc desc = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuDevResourceGenerateDesc_fn, "cuDevResourceGenerateDesc")(&desc, &parts[0], 1);
+  CUgreenCtx green = NULL;
+  if (r == CUDA_SUCCESS)
+    r = PROC(cuGreenCtxCreate_fn, "cuGreenCtxCreate")(&green, desc, 1, CU_GREEN_CTX_DEFAULT_STREAM);
+  CUcontext ctx = NULL;
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxFromGreenCtx_fn, "cuCtxFromGreenCtx")(&ctx, green);
+  if (r == CUDA_SUCCESS) r = PROC(cuCtxSetCurrent_fn, "cuCtxSetCurrent")(ctx);
+  if (r != CUDA_SUCCESS)
+    line("structured-green", r, "-");
+  else
+    launch_on("structured-green", NULL, 0);
+}
+
+typedef CUresult (*add_kernel_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                       const CUDA_KERNEL_NODE_PARAMS_v2 *);
+typedef CUresult (*add_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                CUgraphNodeParams *);
+typedef CUresult (*ctx_event_fn)(CUcontext, CUevent);
+
+/* Work that names its context: with the handle cuCtxGetCurrent shows (the primary context's). */
+static void work_contexts(void) {
+  PROC(cuInit_fn, "cuInit")(0);
+  runtime_thread_setup(0);
+  const char *(*last_node)(void) = (const char *(*)(void))dlsym(libcuda, "fakecuda_last_node");
+  CUcontext shown = NULL, other = NULL;
+  PROC(cuCtxGetCurrent_fn, "cuCtxGetCurrent")(&shown);
+  CUgraph graph;
+  PROC(graph_create_fn, "cuGraphCreate")(&graph, 0);
+  CUgraphNode node;
+  CUDA_KERNEL_NODE_PARAMS_v2 kernel = {.gridDimX = 1, .ctx = shown};
+  CUresult r = PROC(add_kernel_node_fn, "cuGraphAddKernelNode")(&node, graph, NULL, 0, &kernel);
+  line("kernel-node", r, last_node());
+  CUgraphNodeParams params = {.type = CU_GRAPH_NODE_TYPE_KERNEL, .kernel = kernel};
+  r = PROC(add_node_fn, "cuGraphAddNode")(&node, graph, NULL, 0, &params);
+  line("generic-kernel-node", r, last_node());
+  r = PROC(ctx_event_fn, "cuCtxRecordEvent")(shown, NULL);
+  line("ctx-record-event", r, last_node());
+  typedef CUresult (*memset_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t,
+                                     const void *, CUcontext);
+  r = PROC(memset_node_fn, "cuGraphAddMemsetNode")(&node, graph, NULL, 0, NULL, shown);
+  line("memset-node", r, last_node());
+  typedef CUresult (*peer_fn)(unsigned long long, CUcontext, unsigned long long, CUcontext, size_t);
+  r = PROC(peer_fn, "cuMemcpyPeer")(0, shown, 0, shown, 8);
+  line("memcpy-peer", r, last_node());
+  primary_of(0, &other);
+  kernel.ctx = other;
+  r = PROC(add_kernel_node_fn, "cuGraphAddKernelNode")(&node, graph, NULL, 0, &kernel);
+  line("kernel-node-other-device", r, last_node());
+  /* An entry point the interposer exports but this driver lacks (cuCtxWaitEvent). */
+  ctx_event_fn wait = (ctx_event_fn)dlsym(RTLD_DEFAULT, "cuCtxWaitEvent");
+  line("missing-in-driver", wait == NULL ? -1 : wait(shown, NULL), "-");
+}
+
+#ifdef RUNTIME_LIKE_LIBRARY
+/* Built as a library too, for a loader to load with RTLD_DEEPBIND or dlmopen. */
+__attribute__((visibility("default"))) int runtime_like_main(int argc, char **argv);
+int runtime_like_main(int argc, char **argv) {
+#else
+int main(int argc, char **argv) {
+#endif
+  if (argc < 2) return 2;
+  if (open_driver() != 0) return 2;
   if (strcmp(argv[1], "runtime") == 0) runtime();
   else if (strcmp(argv[1], "passthrough") == 0) passthrough();
   else if (strcmp(argv[1], "driver") == 0) driver();
@@ -245,6 +391,13 @@ int main(int argc, char **argv) {
     printf("mps-env %s\n", pipe ? pipe : "-");
     runtime();
   }
+  else if (strcmp(argv[1], "identity") == 0) identity();
+  else if (strcmp(argv[1], "unseen-primary") == 0) unseen_primary();
+  else if (strcmp(argv[1], "graphics") == 0) graphics();
+  else if (strcmp(argv[1], "program-green") == 0) program_green();
+  else if (strcmp(argv[1], "work-contexts") == 0) work_contexts();
+  else if (strcmp(argv[1], "structured-green") == 0) structured_green();
+  else if (strcmp(argv[1], "small-stack") == 0) small_stack();
   else if (strcmp(argv[1], "linger") == 0) {
     runtime();
     usleep(300 * 1000); /* time for a message about the agent's connection */

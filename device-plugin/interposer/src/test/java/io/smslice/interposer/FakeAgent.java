@@ -36,6 +36,7 @@ final class FakeAgent implements AutoCloseable {
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final Thread acceptor;
   private final boolean closeAfterAnswer;
+  private volatile boolean hangUpAtOnce;
 
   /** {@code answer} gives the whole answer frame's body (status + payload), or null to hang up. */
   FakeAgent(Path socket, Function<Attach, byte[]> answer) throws IOException {
@@ -52,6 +53,16 @@ final class FakeAgent implements AutoCloseable {
     acceptor = Thread.ofVirtual().start(() -> serve(answer));
   }
 
+  /**
+   * An agent that closes every connection as soon as it accepts it, before reading anything (as the
+   * real one does over its limit of connections that have not authenticated, or stopping).
+   */
+  static FakeAgent hangingUpAtOnce(Path socket) throws IOException {
+    FakeAgent agent = new FakeAgent(socket, a -> null);
+    agent.hangUpAtOnce = true;
+    return agent;
+  }
+
   List<Attach> attaches() {
     return List.copyOf(attaches);
   }
@@ -65,6 +76,11 @@ final class FakeAgent implements AutoCloseable {
     while (server.isOpen()) {
       try {
         SocketChannel connection = server.accept();
+        if (hangUpAtOnce) {
+          events.add("hung up");
+          connection.close();
+          continue;
+        }
         connections.add(connection);
         Thread.ofVirtual().start(() -> answerOne(connection, answer));
       } catch (IOException closed) {

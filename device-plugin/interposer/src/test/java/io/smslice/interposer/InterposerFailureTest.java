@@ -55,7 +55,9 @@ class InterposerFailureTest {
     try (FakeAgent agent = new FakeAgent(dir.resolve("agent.sock"), answer)) {
       ProgramRun run =
           ProgramRun.run(
-              ProgramRun.tenantEnvironment(dir.resolve("agent.sock")), "runtime_like", "runtime");
+              ProgramRun.refusingTenantEnvironment(dir.resolve("agent.sock")),
+              "runtime_like",
+              "runtime");
       assertFailedLoudly(run, reason);
       assertThat(run.step("cuInit")).isEqualTo("cuInit 800 -");
       assertThat(agent.attaches()).hasSize(1);
@@ -66,7 +68,9 @@ class InterposerFailureTest {
   void aMissingSocketFailsCudaLoudly() throws Exception {
     ProgramRun run =
         ProgramRun.run(
-            ProgramRun.tenantEnvironment(dir.resolve("nobody.sock")), "runtime_like", "runtime");
+            ProgramRun.refusingTenantEnvironment(dir.resolve("nobody.sock")),
+            "runtime_like",
+            "runtime");
     assertFailedLoudly(run, "cannot reach the agent at " + dir.resolve("nobody.sock"));
   }
 
@@ -75,7 +79,7 @@ class InterposerFailureTest {
     try (FakeAgent agent =
         new FakeAgent(
             dir.resolve("agent.sock"), a -> FakeAgent.ok(GPU, 8, 16, new int[] {2, 3}, 16))) {
-      Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
+      Map<String, String> env = ProgramRun.refusingTenantEnvironment(dir.resolve("agent.sock"));
       env.remove("SMSLICE_TOKEN");
       ProgramRun run = ProgramRun.run(env, "runtime_like", "runtime");
       assertFailedLoudly(run, "SMSLICE_TOKEN is not set");
@@ -90,7 +94,9 @@ class InterposerFailureTest {
             dir.resolve("agent.sock"), a -> FakeAgent.ok(GPU, 8, 17, new int[] {2, 3}, 16))) {
       ProgramRun run =
           ProgramRun.run(
-              ProgramRun.tenantEnvironment(dir.resolve("agent.sock")), "runtime_like", "runtime");
+              ProgramRun.refusingTenantEnvironment(dir.resolve("agent.sock")),
+              "runtime_like",
+              "runtime");
       assertFailedLoudly(run, "gave 16 entries here but 17 at the agent");
       assertThat(run.step("setup")).isEqualTo("setup 800 -");
     }
@@ -103,7 +109,9 @@ class InterposerFailureTest {
             dir.resolve("agent.sock"), a -> FakeAgent.ok(GPU, 8, 16, new int[] {2, 3}, 24))) {
       ProgramRun run =
           ProgramRun.run(
-              ProgramRun.tenantEnvironment(dir.resolve("agent.sock")), "runtime_like", "runtime");
+              ProgramRun.refusingTenantEnvironment(dir.resolve("agent.sock")),
+              "runtime_like",
+              "runtime");
       assertFailedLoudly(run, "groups hold 16 SMs here but 24 at the agent");
     }
   }
@@ -116,7 +124,9 @@ class InterposerFailureTest {
             dir.resolve("agent.sock"), a -> FakeAgent.ok(elsewhere, 8, 16, new int[] {2, 3}, 16))) {
       ProgramRun run =
           ProgramRun.run(
-              ProgramRun.tenantEnvironment(dir.resolve("agent.sock")), "runtime_like", "runtime");
+              ProgramRun.refusingTenantEnvironment(dir.resolve("agent.sock")),
+              "runtime_like",
+              "runtime");
       assertFailedLoudly(
           run, "the claim's GPU " + elsewhere + " is not among this process's 2 CUDA devices");
     }

@@ -19,17 +19,44 @@ record ProgramRun(int exitCode, List<String> lines, String stderr) {
   static final String CLAIM = "team-a/detector";
   static final String TOKEN = "c0ffee".repeat(10) + "beef";
 
-  /** Environment of a tenant of the claim whose agent listens on socket. */
+  /**
+   * Environment of a tenant of the claim whose agent listens on socket. One ATTACH attempt (no
+   * waiting for an agent), unless a test sets SMSLICE_ATTACH_TIMEOUT itself.
+   */
   static Map<String, String> tenantEnvironment(Path socket) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("SMSLICE_SOCKET", socket.toString());
     env.put("SMSLICE_CLAIM", CLAIM);
     env.put("SMSLICE_TOKEN", TOKEN);
+    env.put("SMSLICE_ATTACH_TIMEOUT", "0");
+    return env;
+  }
+
+  /** The same, for a process that gets CUDA errors (not an exit) when it cannot attach. */
+  static Map<String, String> refusingTenantEnvironment(Path socket) {
+    Map<String, String> env = tenantEnvironment(socket);
+    env.put("SMSLICE_ATTACH_FAILURE", "refuse");
     return env;
   }
 
   static ProgramRun run(Map<String, String> env, String... command)
       throws IOException, InterruptedException {
+    ProcessBuilder builder = builder(env, command);
+    Path err = Files.createTempFile("interposer-stderr", ".txt");
+    builder.redirectError(err.toFile());
+    Process process = builder.start();
+    String out = new String(process.getInputStream().readAllBytes());
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("test program did not finish: " + builder.command());
+    }
+    String stderr = Files.readString(err);
+    Files.delete(err);
+    return new ProgramRun(process.exitValue(), out.lines().toList(), stderr);
+  }
+
+  /** The program (a name among the test programs, or valgrind and its arguments) to start. */
+  static ProcessBuilder builder(Map<String, String> env, String... command) {
     List<String> full = new ArrayList<>();
     if (command[0].equals("valgrind")) {
       full.add(command[0]);
@@ -45,17 +72,7 @@ record ProgramRun(int exitCode, List<String> lines, String stderr) {
     builder.environment().put("LD_PRELOAD", LIBRARY.toString());
     builder.environment().put("LD_LIBRARY_PATH", PROGRAMS.toString());
     builder.environment().putAll(env);
-    Path err = Files.createTempFile("interposer-stderr", ".txt");
-    builder.redirectError(err.toFile());
-    Process process = builder.start();
-    String out = new String(process.getInputStream().readAllBytes());
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("test program did not finish: " + full);
-    }
-    String stderr = Files.readString(err);
-    Files.delete(err);
-    return new ProgramRun(process.exitValue(), out.lines().toList(), stderr);
+    return builder;
   }
 
   /** The line of a step: "<step> <CUresult> <what the fake saw>". */

@@ -49,19 +49,73 @@ class ScrubbedEnvironmentTest {
   }
 
   @Test
-  void variablesTheProcessHasWinAndOthersInTheFileAreIgnored() throws Exception {
-    Path file =
-        tenantEnvFile("CUDA_MPS_PIPE_DIRECTORY=/run/nvidia/mps\nLD_LIBRARY_PATH=/evil\nnoequals\n");
-    Map<String, String> env = new java.util.HashMap<>();
+  void theClaimsVariablesTheProcessHasWinAndOthersInTheFileAreIgnored() throws Exception {
+    Path file = tenantEnvFile("LD_LIBRARY_PATH=/evil\nnoequals\n");
+    Files.writeString(
+        file,
+        Files.readString(file)
+            .replace(ProgramRun.TOKEN, "token-in-the-file")
+            .replace(dir.resolve("agent.sock").toString(), "/nowhere.sock"));
+    Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
     env.put("SMSLICE_TENANT_ENV", file.toString());
-    env.put("CUDA_MPS_PIPE_DIRECTORY", "/mine");
     try (FakeAgent agent = agent()) {
       ProgramRun run = ProgramRun.run(env, "runtime_like", "mps-env");
 
-      assertThat(run.step("mps-env")).isEqualTo("mps-env /mine");
+      assertThat(agent.attaches().getFirst().token()).isEqualTo(ProgramRun.TOKEN);
       // LD_LIBRARY_PATH=/evil would hide the fake driver: the run would fail to load it.
       assertThat(run.step("legacy"))
           .isEqualTo("legacy 0 kernel " + InterposerConfinementTest.SLICE);
+      assertThat(agent.attaches()).hasSize(1);
+    }
+  }
+
+  /** Outside the claim's MPS server a process is time-sliced against every tenant of the GPU. */
+  @Test
+  void theClaimsMpsPipeReplacesAMissingOrADifferentOne() throws Exception {
+    Path file = tenantEnvFile("CUDA_MPS_PIPE_DIRECTORY=/run/nvidia/mps\n");
+    for (String own : new String[] {null, "/mine"}) {
+      Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
+      env.put("SMSLICE_TENANT_ENV", file.toString());
+      if (own != null) env.put("CUDA_MPS_PIPE_DIRECTORY", own);
+      try (FakeAgent agent = agent()) {
+        ProgramRun run = ProgramRun.run(env, "runtime_like", "mps-env");
+
+        assertThat(run.step("mps-env"))
+            .as("process had " + own)
+            .isEqualTo("mps-env /run/nvidia/mps");
+        assertThat(run.step("legacy"))
+            .isEqualTo("legacy 0 kernel " + InterposerConfinementTest.SLICE);
+      }
+    }
+  }
+
+  @Test
+  void anEmptyTokenIsTakenFromTheFile() throws Exception {
+    Path file = tenantEnvFile("");
+    Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
+    env.put("SMSLICE_TENANT_ENV", file.toString());
+    env.put("SMSLICE_TOKEN", "");
+    try (FakeAgent agent = agent()) {
+      ProgramRun run = ProgramRun.run(env, "runtime_like", "runtime");
+
+      assertThat(run.step("legacy"))
+          .isEqualTo("legacy 0 kernel " + InterposerConfinementTest.SLICE);
+      assertThat(agent.attaches().getFirst().token()).isEqualTo(ProgramRun.TOKEN);
+    }
+  }
+
+  /** A library's constructor runs before the interposer's own: the file must be read anyway. */
+  @Test
+  void cudaUsedFromALibraryConstructorInAScrubbedProcessAttaches() throws Exception {
+    Path file = tenantEnvFile("");
+    try (FakeAgent agent = agent()) {
+      ProgramRun run =
+          ProgramRun.run(Map.of("SMSLICE_TENANT_ENV", file.toString()), "ctor_linked_like");
+
+      assertThat(run.exitCode()).as(run.stderr()).isZero();
+      assertThat(run.step("ctor-cuInit")).isEqualTo("ctor-cuInit 0");
+      assertThat(run.step("ctor-launch"))
+          .isEqualTo("ctor-launch 0 kernel " + InterposerConfinementTest.SLICE);
       assertThat(agent.attaches()).hasSize(1);
     }
   }
@@ -71,7 +125,11 @@ class ScrubbedEnvironmentTest {
     try (FakeAgent agent = agent()) {
       ProgramRun run =
           ProgramRun.run(
-              Map.of("SMSLICE_TENANT_ENV", dir.resolve("absent.env").toString()),
+              Map.of(
+                  "SMSLICE_TENANT_ENV",
+                  dir.resolve("absent.env").toString(),
+                  "SMSLICE_ATTACH_FAILURE",
+                  "refuse"),
               "runtime_like",
               "runtime");
 
