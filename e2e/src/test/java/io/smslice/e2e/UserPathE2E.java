@@ -47,13 +47,16 @@ class UserPathE2E {
         .check();
     String table = cluster.kubectl("get", "slc", "-n", ns).check();
     assertThat(table.lines().findFirst().orElseThrow())
-        .contains("PHASE", "SMS", "MEMORY", "MODE", "NODE", "GPU");
+        .containsSubsequence(
+            "NAME", "PHASE", "READY", "SMS", "MEMORY", "ISOLATION", "NODE", "GPU", "AGE");
     assertThat(table)
         .contains("detector", "Bound", "16")
         .contains("batch", "104")
         .contains(TestCluster.NODE);
     String nodes = cluster.kubectl("get", "slicenodes").check();
-    assertThat(nodes).contains(TestCluster.NODE);
+    assertThat(nodes.lines().findFirst().orElseThrow())
+        .containsSubsequence("NAME", "BACKEND", "AGENT", "HEARTBEAT", "AGE");
+    assertThat(nodes).contains(TestCluster.NODE, "simulated");
   }
 
   @Test

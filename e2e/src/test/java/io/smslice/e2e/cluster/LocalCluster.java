@@ -131,6 +131,14 @@ public final class LocalCluster implements AutoCloseable {
         "kube-apiserver ready",
         apiserver,
         () -> kubectl("get", "--raw", "/readyz").run().ok());
+    // As kubeadm binds it: the API server's client identity may use the kubelet API (exec, logs).
+    kubectl(
+            "create",
+            "clusterrolebinding",
+            "kubeadm:kube-apiserver-kubelet-client",
+            "--clusterrole=system:kubelet-api-admin",
+            "--user=kube-apiserver-kubelet-client")
+        .check();
 
     daemon(
         "kube-controller-manager",

@@ -68,13 +68,29 @@ public final class OfflineCrdValidator {
     JsonNode body = withoutMetadata(defaulted);
     List<String> errors = new ArrayList<>();
     for (ValidationMessage m : schema.validate(body)) {
-      errors.add(m.getMessage());
+      errors.add(asApiServerSays(m));
     }
     if (errors.isEmpty()) {
       evaluateRules(
           root, "", toCel(body), old == null ? null : toCel(withoutMetadata(old)), errors);
     }
     return errors;
+  }
+
+  /**
+   * The schema error as the API server words it (checked against a real one by InvalidClaimsE2E),
+   * so that one list of expected messages serves both; other kinds keep the validator's words.
+   */
+  private static String asApiServerSays(ValidationMessage m) {
+    String path = m.getInstanceLocation().toString().replaceFirst("^\\$\\.", "");
+    Object[] args = m.getArguments() == null ? new Object[0] : m.getArguments();
+    return switch (m.getType()) {
+      case "minimum" -> path + " in body should be greater than or equal to " + args[0];
+      case "maximum" -> path + " in body should be less than or equal to " + args[0];
+      case "enum" -> path + ": Unsupported value: " + m.getInstanceNode();
+      case "pattern" -> path + " in body should match '" + args[0] + "'";
+      default -> m.getMessage();
+    };
   }
 
   private void evaluateRules(

@@ -18,7 +18,7 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.CsvFileSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -56,38 +56,7 @@ class SliceClaimValidationTest {
   }
 
   @ParameterizedTest(name = "{0}")
-  @CsvSource(
-      delimiter = '|',
-      textBlock =
-          """
-          priority: Standard                        | spec.sms is required unless isolation is Memory
-          isolation: Compute                        | spec.sms is required unless isolation is Memory
-          isolation: Shared\\nmemory: 1Gi           | spec.sms is required unless isolation is Memory
-          sms: 0                                    | minimum
-          sms: -8                                   | minimum
-          sms: 2000                                 | maximum
-          sms: '16'                                 | integer
-          sms: 16.5                                 | integer
-          sms: 16\\nisolation: Green                | enum
-          sms: 16\\nisolation: compute              | enum
-          sms: 16\\npriority: High                  | enum
-          sms: 16\\npriority: ''                    | enum
-          isolation: Memory                         | spec.memory is required when isolation is Memory
-          isolation: Memory\\nsms: 16               | spec.memory is required when isolation is Memory
-          sms: 16\\nmemory: 8 GiB                   | spec.memory must be a positive
-          sms: 16\\nmemory: '-1Gi'                  | spec.memory must be a positive
-          sms: 16\\nmemory: '0'                     | spec.memory must be a positive
-          sms: 16\\nmemory: 0                       | spec.memory must be a positive
-          sms: 16\\nmemory: lots                    | spec.memory must be a positive
-          sms: 16\\nmemory: 8Gb                     | spec.memory must be a positive
-          sms: 16\\nmemory: true                    | memory
-          sms: 16\\nmemory: 512m                    | spec.memory must be a positive whole number of bytes
-          sms: 16\\nmemory: '0.5'                   | spec.memory must be a positive whole number of bytes
-          smz: 16                                   | smz
-          sms: 16\\nselector:\\n  product: ''       | pattern
-          sms: 16\\nselector:\\n  nodeLabels:\\n    zone: 3 | string
-          sms: 16\\nselector: gpu-a                 | object
-          """)
+  @CsvFileSource(resources = "/invalid-sliceclaims.psv", delimiter = '|')
   void rejectsInvalidClaimsWithAClearMessage(String spec, String expected) {
     List<String> errors = validator.validateCreate(parse(claim(spec.replace("\\n", "\n"))));
     assertThat(errors).as("errors for %s", spec).anyMatch(e -> e.contains(expected));
@@ -156,7 +125,7 @@ class SliceClaimValidationTest {
           "an update is validated like a create",
           bound("sms: 16", BINDING),
           bound("sms: 0", BINDING),
-          "minimum"
+          "should be greater than or equal to"
         });
   }
 

@@ -34,9 +34,9 @@ class SliceNodeValidationTest {
           """
           '[{id: 0, sms: 8}, {id: 1, sms: 8}, {id: 2, sms: 12}]' | Green | 28 |
           '[{id: 0, sms: 8}, {id: 0, sms: 8}]'                   | Green | 16 | smGroups ids must be unique
-          '[{id: 0, sms: 0}]'                                    | Green | 8  | minimum
-          '[]'                                                   | Blue  | 8  | enum
-          '[]'                                                   | Off   | 0  | minimum
+          '[{id: 0, sms: 0}]'                                    | Green | 8  | should be greater than or equal to 1
+          '[]'                                                   | Blue  | 8  | Unsupported value: "Blue"
+          '[]'                                                   | Off   | 0  | should be greater than or equal to 1
           """)
   void checksReportedGpus(String groups, String mode, int sms, String expected) throws IOException {
     String node =
