@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -26,6 +27,11 @@ class InvalidClaimsE2E {
   static void install(TestCluster cluster) throws Exception {
     Install.ensure(cluster);
     ns = Tenants.namespace(cluster, "invalid", "restricted");
+  }
+
+  @AfterAll
+  static void removeTenants(TestCluster cluster) throws Exception {
+    Tenants.delete(cluster, ns);
   }
 
   @Test

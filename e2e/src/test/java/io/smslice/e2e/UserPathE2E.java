@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,11 @@ class UserPathE2E {
         .kubectl(
             "apply", "-n", ns, "-f", cluster.repo.resolve("examples/detector-and-batch").toString())
         .check();
+  }
+
+  @AfterAll
+  static void removeTenants(TestCluster cluster) throws Exception {
+    Tenants.delete(cluster, ns);
   }
 
   @Test
