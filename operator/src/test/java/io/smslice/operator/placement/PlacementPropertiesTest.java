@@ -63,6 +63,44 @@ class PlacementPropertiesTest {
     }
   }
 
+  /**
+   * Claims of every priority, the GPUs filling up: only a LatencyCritical claim displaces, only
+   * BestEffort claims are displaced, and after each displacement the slices still never overlap.
+   */
+  @Property(tries = 200)
+  void onlyLatencyCriticalDisplacesAndOnlyBestEffortIsDisplaced(
+      @ForAll("clusters") List<NodeInventory> nodes, @ForAll("ops") List<Op> ops) {
+    PlacementEngine engine = new PlacementEngine(nodes);
+    Map<String, Gpu> gpuByUuid = new HashMap<>();
+    nodes.forEach(n -> n.gpus().forEach(g -> gpuByUuid.put(g.uuid(), g)));
+    Map<String, Placement> live = new HashMap<>();
+    Map<String, Priority> priorityOf = new HashMap<>();
+    int i = 0;
+    for (Op op : ops) {
+      String claim = "c" + i++;
+      Request r = new Request(claim, op.sms(), 0, Isolation.COMPUTE, op.priority(), null, Map.of());
+      if (!(engine.place(r) instanceof Decision.Placed placed)) {
+        continue;
+      }
+      if (!placed.displaced().isEmpty()) {
+        assertThat(op.priority())
+            .as("%s displaced %s", claim, placed.displaced())
+            .isEqualTo(Priority.LATENCY_CRITICAL);
+      }
+      for (String victim : placed.displaced()) {
+        assertThat(priorityOf.get(victim))
+            .as("%s displaced by %s", victim, claim)
+            .isEqualTo(Priority.BEST_EFFORT);
+        engine.release(victim);
+        live.remove(victim);
+      }
+      assertThat(engine.commit(claim, r.priority(), placed.placement())).isEmpty();
+      live.put(claim, placed.placement());
+      priorityOf.put(claim, op.priority());
+      checkNoOverlapAndCapacity(gpuByUuid, live.values());
+    }
+  }
+
   @Property(tries = 50)
   void placementIsDeterministic(
       @ForAll("clusters") List<NodeInventory> nodes, @ForAll("ops") List<Op> ops) {
