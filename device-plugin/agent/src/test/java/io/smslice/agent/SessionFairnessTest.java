@@ -80,6 +80,78 @@ class SessionFairnessTest {
     }
   }
 
+  /**
+   * Two sessions whose backlogs were queued at once take turns until one runs dry: whichever is
+   * served first, the other waits one bounded turn (two when a round ends with one session and the
+   * next begins with it), never for the whole backlog.
+   */
+  @Test
+  void twoBackloggedSessionsTakeBoundedTurns() throws Exception {
+    TroubledBackend troubled = new TroubledBackend(0);
+    try (AgentFixture fixture = new AgentFixture(directory, troubled.backend())) {
+      fixture.serve("det", List.of(0), 1 << 20);
+      SmsliceClient holder = fixture.connect("det");
+      RawSession filler = raw(fixture, "filler", 4096);
+      RawSession copier = raw(fixture, "copier", 8192);
+      Stream holderStream = holder.createStream();
+      troubled.hangIn("synchronize");
+      Thread.ofPlatform().daemon().start(() -> holder.destroy(holderStream));
+      assertThat(troubled.hung.await(20, TimeUnit.SECONDS)).isTrue();
+      for (int i = 0; i < 600; i++) {
+        filler.publish(fill(4096));
+      }
+      for (int i = 0; i < 300; i++) {
+        copier.publish(copy(4096));
+      }
+      troubled.streamCalls.clear();
+      troubled.endKernel();
+      assertThat(filler.drained(TimeUnit.SECONDS.toNanos(20))).isTrue();
+      assertThat(copier.drained(TimeUnit.SECONDS.toNanos(20))).isTrue();
+
+      List<String> calls =
+          troubled.streamCalls.stream()
+              .filter(c -> c.equals("fill") || c.equals("copyDeviceToDevice"))
+              .toList();
+      int bothPending =
+          Math.min(calls.lastIndexOf("fill"), calls.lastIndexOf("copyDeviceToDevice"));
+      int longest = 0;
+      int run = 0;
+      for (int i = 0; i <= bothPending; i++) {
+        run = i > 0 && calls.get(i).equals(calls.get(i - 1)) ? run + 1 : 1;
+        longest = Math.max(longest, run);
+      }
+      assertThat(calls).hasSize(900);
+      assertThat(longest)
+          .as("records of one session served in a row while the other had some queued")
+          .isLessThanOrEqualTo(2 * 32);
+      filler.close();
+      copier.close();
+      holder.close();
+    }
+  }
+
+  /** A raw session of the claim with stream 1 and a buffer 1 of {@code bytes}. */
+  private static RawSession raw(AgentFixture fixture, String name, long bytes) throws Exception {
+    String token = fixture.agent.issueToken("team", "det", "pod", name);
+    RawSession session = RawSession.open(fixture.socket("det"), "team/det", token);
+    session.call(Op.CREATE_STREAM.code, new byte[0]);
+    session.call(Op.ALLOC.code, ByteBuffer.allocate(8).putLong(0, bytes).array());
+    return session;
+  }
+
+  /** Copies the first {@code bytes} of buffer 1 behind themselves, on stream 1. */
+  private static MemorySegment copy(long bytes) {
+    MemorySegment record = Arena.ofAuto().allocate(SharedLayout.RECORD_BYTES);
+    record.set(ValueLayout.JAVA_INT, 0, RingOp.COPY_DEVICE_TO_DEVICE);
+    record.set(ValueLayout.JAVA_LONG, 8, 1); // stream
+    record.set(ValueLayout.JAVA_LONG, 16, 1); // target buffer
+    record.set(ValueLayout.JAVA_LONG, 24, bytes); // target offset
+    record.set(ValueLayout.JAVA_LONG, 32, 1); // source buffer
+    record.set(ValueLayout.JAVA_LONG, 40, 0); // source offset
+    record.set(ValueLayout.JAVA_LONG, 48, bytes);
+    return record;
+  }
+
   private static MemorySegment fill(long bytes) {
     MemorySegment record = Arena.ofAuto().allocate(SharedLayout.RECORD_BYTES);
     record.set(ValueLayout.JAVA_INT, 0, RingOp.FILL);

@@ -145,4 +145,38 @@ class TenantLimitsTest {
     client.unload(module);
     assertThat(client.usage()[0]).isZero();
   }
+
+  /**
+   * Each graph keeps its own record of what it uses: the next capture on the same stream starts
+   * afresh without touching the graph captured before.
+   */
+  @Test
+  void aSecondCaptureOnTheSameStreamLeavesTheFirstGraphItsBuffers() {
+    Stream stream = client.createStream();
+    Module module = client.loadModule(AgentFixture.KERNELS);
+    Kernel fill = client.kernel(module, "fill_u32");
+    Buffer first = client.allocate(16);
+    Buffer second = client.allocate(16);
+    client.beginCapture(stream);
+    client.launch(fill, stream, 1, 4, Arg.buffer(first), Arg.i32(1), Arg.i32(4));
+    Graph one = client.endCapture(stream);
+    client.beginCapture(stream);
+    client.launch(fill, stream, 1, 4, Arg.buffer(second), Arg.i32(2), Arg.i32(4));
+    Graph two = client.endCapture(stream);
+
+    assertThatThrownBy(() -> client.free(first))
+        .isInstanceOfSatisfying(SmsliceException.class, status(Status.UNSUPPORTED))
+        .hasMessageContaining("buffer " + first.handle() + " is used by graph " + one.handle());
+    assertThatThrownBy(() -> client.free(second))
+        .hasMessageContaining("buffer " + second.handle() + " is used by graph " + two.handle());
+    client.destroy(two);
+    client.free(second);
+    assertThatThrownBy(() -> client.free(first)).hasMessageContaining("is used by graph");
+    client.launchGraph(one, stream);
+    MemorySegment out = Arena.ofAuto().allocate(16);
+    client.read(stream, first, 0, out);
+    assertThat(out.toArray(ValueLayout.JAVA_INT)).containsOnly(1);
+    client.destroy(one);
+    client.free(first);
+  }
 }

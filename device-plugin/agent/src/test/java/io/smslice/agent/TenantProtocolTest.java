@@ -106,6 +106,35 @@ class TenantProtocolTest {
     assertThat(client.staging().get(ValueLayout.JAVA_INT, 200)).isEqualTo(77);
   }
 
+  /**
+   * A wait is for the event's record at the time the wait is issued: recording the event again
+   * later, before the waiting stream runs, neither moves the wait nor lets it wait for more.
+   */
+  @Test
+  void aWaitKeepsTheRecordItWasIssuedFor() {
+    Stream second = client.createStream();
+    Event event = client.createEvent();
+    Buffer before = client.allocate(4);
+    Buffer after = client.allocate(4);
+    Kernel fill = client.kernel(module, "fill_u32");
+    client.launch(fill, stream, 1, 1, Arg.buffer(before), Arg.i32(5), Arg.i32(1));
+    client.record(event, stream);
+    client.waitFor(second, event);
+    client.launch(fill, stream, 1, 1, Arg.buffer(after), Arg.i32(6), Arg.i32(1));
+    client.record(event, stream);
+
+    MemorySegment out = Arena.ofAuto().allocate(4);
+    client.read(second, before, 0, out);
+    assertThat(out.get(ValueLayout.JAVA_INT, 0))
+        .as("the fill before the wait's record")
+        .isEqualTo(5);
+    client.read(second, after, 0, out);
+    assertThat(out.get(ValueLayout.JAVA_INT, 0)).as("the fill after it, not waited for").isZero();
+    client.synchronize(stream);
+    client.read(second, after, 0, out);
+    assertThat(out.get(ValueLayout.JAVA_INT, 0)).isEqualTo(6);
+  }
+
   @Test
   void eventsOrderStreams() {
     Stream second = client.createStream();

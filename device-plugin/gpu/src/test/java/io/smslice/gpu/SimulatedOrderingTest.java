@@ -74,6 +74,28 @@ class SimulatedOrderingTest {
     assertThat(read(consumer, buffer)).isEqualTo(1);
   }
 
+  /** Recording the event again after the wait was issued, before the wait runs, changes nothing. */
+  @Test
+  void aLaterRecordDoesNotMoveAWaitAlreadyIssued() throws Exception {
+    GreenContext context = backend.createGreenContext(gpu, List.of(0));
+    GpuFunction fill = context.loadModule(PTX).function("fill_u32");
+    GpuStream producer = context.createStream();
+    GpuStream consumer = context.createStream();
+    GpuEvent event = context.createEvent();
+    long before = context.allocate(4);
+    long after = context.allocate(4);
+
+    producer.launch(fill, LaunchGeometry.of(1, 1), fillArgs(before, 1));
+    producer.record(event);
+    consumer.waitFor(event);
+    producer.launch(fill, LaunchGeometry.of(1, 1), fillArgs(after, 2));
+    producer.record(event);
+    assertThat(read(consumer, before)).as("the fill before the wait's record").isEqualTo(1);
+    assertThat(read(consumer, after)).as("the fill after it, not waited for").isZero();
+    producer.synchronize();
+    assertThat(read(consumer, after)).isEqualTo(2);
+  }
+
   @Test
   void eventsRecordOnlyOnStreamsOfTheirContext() throws Exception {
     GreenContext a = backend.createGreenContext(gpu, List.of(0));

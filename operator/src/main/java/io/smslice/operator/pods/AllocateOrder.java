@@ -53,9 +53,17 @@ final class AllocateOrder {
     return p.getSpec().getNodeName() != null || !unschedulable(status.getConditions());
   }
 
+  /**
+   * The scheduler found no node for it. Not any PodScheduled=False: a pod keeps the one with reason
+   * SchedulingGated after its gate is lifted, until the scheduler binds it.
+   */
   private static boolean unschedulable(List<PodCondition> conditions) {
     return conditions != null
         && conditions.stream()
-            .anyMatch(c -> "PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()));
+            .anyMatch(
+                c ->
+                    "PodScheduled".equals(c.getType())
+                        && "False".equals(c.getStatus())
+                        && "Unschedulable".equals(c.getReason()));
   }
 }

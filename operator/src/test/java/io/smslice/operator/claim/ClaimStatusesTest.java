@@ -139,6 +139,18 @@ class ClaimStatusesTest {
     assertThat(r.getLastTransitionTime()).isEqualTo(t2.toString());
     assertThat(r.getObservedGeneration()).isEqualTo(1L);
 
+    // Not serving decides, not whether the node wrote a message: a report without one is still
+    // a failure, and a serving report may carry a note.
+    Instant t3 = t2.plusSeconds(5);
+    c.setStatus(ClaimStatuses.next(c, bound, Optional.of(served(false, null)), t3));
+    assertThat(ready(c.getStatus()).getStatus()).isEqualTo("False");
+    assertThat(ready(c.getStatus()).getReason()).isEqualTo("NodeCannotServe");
+    c.setStatus(
+        ClaimStatuses.next(
+            c, bound, Optional.of(served(true, "2 MPS clients")), t3.plusSeconds(1)));
+    assertThat(ready(c.getStatus()).getStatus()).isEqualTo("True");
+    assertThat(ready(c.getStatus()).getReason()).isEqualTo("Serving");
+
     var pending = Outcome.unplaced(Phase.Pending, "InsufficientCapacity", "wait");
     assertThat(ready(ClaimStatuses.next(c, pending, Optional.empty(), t2)).getReason())
         .isEqualTo("InsufficientCapacity");

@@ -253,9 +253,14 @@ class ClaimGateTest {
           .singleElement()
           .satisfies(
               o -> {
+                // Kubernetes' garbage collector follows apiVersion, kind, name and uid: all must
+                // name the pod, or the claim outlives it (or is collected with something else).
+                assertThat(o.getApiVersion()).isEqualTo("v1");
                 assertThat(o.getKind()).isEqualTo("Pod");
+                assertThat(o.getName()).isEqualTo(name);
                 assertThat(o.getUid()).isEqualTo(pod(name).getMetadata().getUid());
                 assertThat(o.getController()).isTrue();
+                assertThat(o.getBlockOwnerDeletion()).isTrue();
               });
       assertThat(pod(name).getMetadata().getAnnotations())
           .containsEntry(SmsliceApi.CLAIM_ANNOTATION, name + "-slice");

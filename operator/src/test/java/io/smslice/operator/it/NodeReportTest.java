@@ -85,6 +85,24 @@ class NodeReportTest {
       report("rep-1", "served", true, null, 0);
       awaitCondition("served", "Resized", "True", "Resized");
       assertThat(Cluster.get(client, "served").getStatus().getBinding().getSms()).isEqualTo(32);
+
+      // A shrink is held the same way: the programs' green contexts span all 32 SMs, and the
+      // groups given up would go to another claim while they run.
+      // (Ready going False and True again shows the operator has read the report.)
+      report("rep-1", "served", false, "agent restarting", 1);
+      awaitCondition("served", "Ready", "False", "NodeCannotServe");
+      report("rep-1", "served", true, null, 1);
+      awaitCondition("served", "Ready", "True", "Serving");
+      Cluster.editSpec(client, "served", spec -> spec.setSms(16));
+      awaitCondition("served", "Resized", "False", "TransparentProcesses");
+      assertThat(Cluster.get(client, "served").getStatus().getBinding().getSms()).isEqualTo(32);
+      report("rep-1", "served", true, null, 0);
+      awaitCondition("served", "Resized", "True", "Resized");
+      assertThat(Cluster.get(client, "served").getStatus().getBinding().getSms()).isEqualTo(16);
+
+      // Not serving is what counts, with or without a message from the node.
+      report("rep-1", "served", false, null, 0);
+      awaitCondition("served", "Ready", "False", "NodeCannotServe");
     }
   }
 }

@@ -4,9 +4,12 @@ import static io.smslice.operator.it.Cluster.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import io.smslice.api.v1alpha1.claim.Binding;
 import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.NodeGpu;
@@ -23,12 +26,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * 1000 claims, more than the GPUs hold; the operator is stopped while placing them and a fresh one
- * (no memory of the first) takes over. Afterwards no SM group is held twice and every claim is
- * Bound or says why not. The first operator stops either gracefully or as if killed: its
- * connections to the API server are cut while it is writing, then it stops.
+ * (no memory of the first) takes over. Every claim Bound when the first stopped keeps its node,
+ * GPU, SM groups and SM count, and its ledger entry; no SM group is ever shown bound to two claims
+ * (watched all the while, {@link GroupWatch}); every claim is Bound or says why not. The first
+ * operator stops either gracefully or as if killed: its connections to the API server are cut while
+ * it is writing, then it stops. The ledger of one node is then deleted, as if its claims had been
+ * bound by an operator that kept none: the fresh operator takes them from their status.
  */
 @EnableKubernetesMockClient(crud = true)
 class RestartTest {
+  private static final String NODE_ANNOTATION = SmsliceApi.GROUP + "/node";
+
   KubernetesClient client;
 
   @Test
@@ -53,6 +61,7 @@ class RestartTest {
       Cluster.sliceNode(client, "r" + n, Instant.now(), node);
     }
     Random random = new Random(42);
+    GroupWatch watch = new GroupWatch(client, NS);
     int claims = 1000;
     KubernetesClient firstClient =
         new KubernetesClientBuilder().withConfig(client.getConfiguration()).build();
@@ -75,8 +84,18 @@ class RestartTest {
     }
     first.close();
     firstClient.close();
-    long boundAtStop = countPhase(Phase.Bound);
     long createdAtStop = countAll();
+    Map<String, Binding> atStop = new HashMap<>();
+    for (SliceClaim c : client.resources(SliceClaim.class).inNamespace(NS).list().getItems()) {
+      if (c.getStatus() != null && c.getStatus().getPhase() == Phase.Bound) {
+        atStop.put(c.getMetadata().getName(), c.getStatus().getBinding());
+      }
+    }
+    long boundAtStop = atStop.size();
+    String unrecorded = busiestNode(atStop);
+    long onUnrecorded =
+        atStop.values().stream().filter(b -> b.getNode().equals(unrecorded)).count();
+    dropLedgerOf(unrecorded);
     arriving.join();
 
     try (PlainOperator second = new PlainOperator(client)) {
@@ -112,9 +131,78 @@ class RestartTest {
     }
     sms.values().forEach(v -> assertThat(v).isLessThanOrEqualTo(132));
     assertThat(bound).isGreaterThan((int) boundAtStop);
+
+    Map<String, Binding> ledgers = ledgerEntries();
+    Map<String, SliceClaim> byName = new HashMap<>();
+    all.forEach(c -> byName.put(c.getMetadata().getName(), c));
+    atStop.forEach(
+        (name, before) -> {
+          var now = byName.get(name).getStatus();
+          assertThat(now.getPhase()).as("%s was Bound at the restart", name).isEqualTo(Phase.Bound);
+          assertThat(where(now.getBinding()))
+              .as("%s after the restart", name)
+              .isEqualTo(where(before));
+          assertThat(ledgers.get(NS + "/" + name))
+              .as("%s in the ledger after the restart", name)
+              .isNotNull()
+              .extracting(RestartTest::where)
+              .isEqualTo(where(before));
+        });
+    watch.close();
+    assertThat(watch.doubles()).as("double bindings seen during the run").isEmpty();
     System.out.printf(
-        "restart (%s): %d claims, %d created and %d bound at stop, %d bound after restart%n",
-        cutOff ? "cut off" : "graceful", claims, createdAtStop, boundAtStop, bound);
+        "restart (%s): %d claims, %d created and %d bound at stop (%d on %s, its ledger dropped),"
+            + " %d bound after restart, each bound at stop kept its slice%n",
+        cutOff ? "cut off" : "graceful",
+        claims,
+        createdAtStop,
+        boundAtStop,
+        onUnrecorded,
+        unrecorded,
+        bound);
+  }
+
+  /** What a binding must keep across a restart. */
+  private static List<Object> where(Binding b) {
+    return List.of(b.getNode(), b.getGpuUuid(), List.copyOf(b.getSmGroups()), b.getSms());
+  }
+
+  private static String busiestNode(Map<String, Binding> bound) {
+    Map<String, Integer> count = new HashMap<>();
+    bound.values().forEach(b -> count.merge(b.getNode(), 1, Integer::sum));
+    return count.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+  }
+
+  private List<ConfigMap> ledgers() {
+    return client
+        .configMaps()
+        .inAnyNamespace()
+        .withLabel(SmsliceApi.GROUP + "/allocations", "true")
+        .list()
+        .getItems();
+  }
+
+  private void dropLedgerOf(String node) {
+    List<ConfigMap> of =
+        ledgers().stream()
+            .filter(cm -> node.equals(cm.getMetadata().getAnnotations().get(NODE_ANNOTATION)))
+            .toList();
+    assertThat(of).hasSize(1);
+    client.resource(of.getFirst()).withGracePeriod(0).delete();
+  }
+
+  /** Every ledger entry, by claim key (namespace/name). */
+  private Map<String, Binding> ledgerEntries() {
+    Map<String, Binding> all = new HashMap<>();
+    for (ConfigMap cm : ledgers()) {
+      cm.getData()
+          .forEach(
+              (k, v) ->
+                  all.put(
+                      k.replaceFirst("\\.", "/"),
+                      client.getKubernetesSerialization().unmarshal(v, Binding.class)));
+    }
+    return all;
   }
 
   private long countAll() {

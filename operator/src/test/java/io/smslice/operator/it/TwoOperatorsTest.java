@@ -21,7 +21,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 12.6: two operators acting as leader at once (a lease overlap), each with its own client
  * and memory, against one API. However their decisions interleave, no SM group ends up held by two
- * claims, and every claim is Bound or says why not.
+ * claims, and every claim is Bound or says why not. Checked after every status write while both run
+ * ({@link GroupWatch}), not only at the end: a double binding that a later reload repairs still
+ * counts.
  */
 @EnableKubernetesMockClient(crud = true)
 class TwoOperatorsTest {
@@ -37,7 +39,8 @@ class TwoOperatorsTest {
         Cluster.h200("GPU-dual-0", 0, "P-dual"),
         Cluster.h200("GPU-dual-1", 1, "P-dual"));
     int claims = 40; // 32 groups of 8 or more: more claims than fit
-    try (KubernetesClient a = fresh();
+    try (GroupWatch watch = new GroupWatch(client, NS);
+        KubernetesClient a = fresh();
         KubernetesClient b = fresh();
         PlainOperator first = new PlainOperator(a);
         PlainOperator second = new PlainOperator(b)) {
@@ -50,6 +53,7 @@ class TwoOperatorsTest {
           .until(() -> settled() == claims);
       // Both keep running a while: a late decision of either must not break the invariant.
       await().pollDelay(Duration.ofSeconds(2)).until(() -> true);
+      assertThat(watch.doubles()).as("double bindings seen during the run").isEmpty();
       List<SliceClaim> all = client.resources(SliceClaim.class).inNamespace(NS).list().getItems();
       Map<String, Set<Integer>> taken = new HashMap<>();
       int bound = 0;

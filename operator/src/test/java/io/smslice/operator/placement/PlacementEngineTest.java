@@ -201,6 +201,48 @@ class PlacementEngineTest {
     assertThat(unplaced(next.place(compute("a", 100))).permanent()).isFalse();
   }
 
+  /** A GPU re-reported with another split, or without a MIG instance, loses what no longer fits. */
+  @Test
+  void inventoryChangeLosesSlicesWhoseGroupsOrInstanceNoLongerMatch() {
+    Gpu before = Gpus.h200("n1", 0);
+    var e = new PlacementEngine(List.of(node("n1", before, Gpus.migH200("n1", 1))));
+    assertThat(placeAndCommit(e, compute("a", 16)).groups()).containsExactly(0, 1);
+    assertThat(placeAndCommit(e, compute("b", 16)).groups()).containsExactly(2, 3);
+    Placement mig =
+        placeAndCommit(
+            e, new Request("m", 0, 20 * GIB, Isolation.MEMORY, Priority.STANDARD, null, Map.of()));
+    List<SmGroup> resplit = new java.util.ArrayList<>(before.groups());
+    resplit.set(1, new SmGroup(1, 4)); // group 1 now holds 4 SMs: a's 16 are not there
+    Gpu after =
+        new Gpu(
+            "n1",
+            0,
+            before.uuid(),
+            before.product(),
+            before.mode(),
+            before.smCount() - 4,
+            before.memoryBytes(),
+            resplit,
+            List.of(),
+            true);
+    Gpu migBefore = Gpus.migH200("n1", 1);
+    Gpu migAfter =
+        new Gpu(
+            "n1",
+            1,
+            migBefore.uuid(),
+            migBefore.product(),
+            migBefore.mode(),
+            migBefore.smCount(),
+            migBefore.memoryBytes(),
+            List.of(),
+            migBefore.migSlots().stream().filter(s -> !s.uuid().equals(mig.migUuid())).toList(),
+            true);
+    var next = e.withInventory(List.of(node("n1", after, migAfter)));
+    assertThat(next.lost()).containsOnlyKeys("a", "m");
+    assertThat(next.placementOf("b")).isPresent();
+  }
+
   @Test
   void overlappingCommitIsRejected() {
     var e = new PlacementEngine(List.of(node("n1", Gpus.h200("n1", 0))));

@@ -63,6 +63,113 @@ class PlacementPropertiesTest {
     }
   }
 
+  /**
+   * Claims of every priority, the GPUs filling up: only a LatencyCritical claim displaces, only
+   * BestEffort claims are displaced, and after each displacement the slices still never overlap.
+   */
+  @Property(tries = 200)
+  void onlyLatencyCriticalDisplacesAndOnlyBestEffortIsDisplaced(
+      @ForAll("clusters") List<NodeInventory> nodes, @ForAll("ops") List<Op> ops) {
+    PlacementEngine engine = new PlacementEngine(nodes);
+    Map<String, Gpu> gpuByUuid = new HashMap<>();
+    nodes.forEach(n -> n.gpus().forEach(g -> gpuByUuid.put(g.uuid(), g)));
+    Map<String, Placement> live = new HashMap<>();
+    Map<String, Priority> priorityOf = new HashMap<>();
+    int i = 0;
+    for (Op op : ops) {
+      String claim = "c" + i++;
+      Request r = new Request(claim, op.sms(), 0, Isolation.COMPUTE, op.priority(), null, Map.of());
+      if (!(engine.place(r) instanceof Decision.Placed placed)) {
+        continue;
+      }
+      if (!placed.displaced().isEmpty()) {
+        assertThat(op.priority())
+            .as("%s displaced %s", claim, placed.displaced())
+            .isEqualTo(Priority.LATENCY_CRITICAL);
+      }
+      for (String victim : placed.displaced()) {
+        assertThat(priorityOf.get(victim))
+            .as("%s displaced by %s", victim, claim)
+            .isEqualTo(Priority.BEST_EFFORT);
+        engine.release(victim);
+        live.remove(victim);
+      }
+      assertThat(engine.commit(claim, r.priority(), placed.placement())).isEmpty();
+      live.put(claim, placed.placement());
+      priorityOf.put(claim, op.priority());
+      checkNoOverlapAndCapacity(gpuByUuid, live.values());
+    }
+  }
+
+  /**
+   * The best-fit order of docs/placement.md, recomputed from the inventory and the live slices:
+   * least rounding waste, then least SMs left free on the GPU, then fewest groups, then node name
+   * and GPU index. (Which groups cover a request on one GPU is GroupCoverTest's.)
+   */
+  @Property(tries = 200)
+  void eachClaimGoesToTheBestFittingGpu(
+      @ForAll("clusters") List<NodeInventory> nodes, @ForAll("ops") List<Op> ops) {
+    PlacementEngine engine = new PlacementEngine(nodes);
+    List<Gpu> gpus = nodes.stream().flatMap(n -> n.gpus().stream()).toList();
+    Map<String, Placement> live = new HashMap<>();
+    GroupCover cover = new GroupCover();
+    int i = 0;
+    for (Op op : ops) {
+      String claim = "c" + i++;
+      Request r =
+          new Request(claim, op.sms(), 0, Isolation.COMPUTE, Priority.STANDARD, null, Map.of());
+      List<Object> best = null;
+      for (Gpu g : gpus) {
+        Set<Integer> used = new HashSet<>();
+        live.values().stream()
+            .filter(p -> p.gpuUuid().equals(g.uuid()))
+            .forEach(p -> used.addAll(p.groups()));
+        int[] free =
+            g.groups().stream()
+                .filter(x -> !used.contains(x.id()))
+                .mapToInt(SmGroup::sms)
+                .sorted()
+                .toArray();
+        int[] c = g.healthy() ? cover.cover(new Shape(free), op.sms()) : null;
+        if (c == null) {
+          continue;
+        }
+        int sum = java.util.Arrays.stream(c).sum();
+        int freeSms = java.util.Arrays.stream(free).sum();
+        List<Object> score =
+            List.of(sum - op.sms(), freeSms - sum, c.length, g.node(), g.index(), g.uuid());
+        if (best == null || BEST_FIT.compare(score, best) < 0) {
+          best = score;
+        }
+      }
+      Decision d = engine.place(r);
+      if (best == null) {
+        assertThat(d).isInstanceOf(Decision.Unplaced.class);
+        continue;
+      }
+      assertThat(d).as("%s for %d SMs", claim, op.sms()).isInstanceOf(Decision.Placed.class);
+      Placement p = ((Decision.Placed) d).placement();
+      assertThat(p.gpuUuid())
+          .as("%s for %d SMs, best %s", claim, op.sms(), best)
+          .isEqualTo(best.get(5));
+      assertThat(p.sms()).isEqualTo(op.sms() + (int) best.get(0));
+      assertThat(engine.commit(claim, r.priority(), p)).isEmpty();
+      live.put(claim, p);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static final java.util.Comparator<List<Object>> BEST_FIT =
+      (a, b) -> {
+        for (int k = 0; k < a.size(); k++) {
+          int c = ((Comparable<Object>) a.get(k)).compareTo(b.get(k));
+          if (c != 0) {
+            return c;
+          }
+        }
+        return 0;
+      };
+
   @Property(tries = 50)
   void placementIsDeterministic(
       @ForAll("clusters") List<NodeInventory> nodes, @ForAll("ops") List<Op> ops) {

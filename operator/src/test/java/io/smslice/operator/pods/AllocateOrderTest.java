@@ -49,6 +49,31 @@ class AllocateOrderTest {
     assertThat(AllocateOrder.ahead(self, "n1", SMS16, List.of(self, other))).contains(other);
   }
 
+  /**
+   * Released but not bound yet: no node name, Pending, and no report that it cannot be scheduled
+   * (none at all, or PodScheduled=False with reason SchedulingGated, which a pod keeps after its
+   * gate is lifted until the scheduler binds it). It is on its way to the kubelet: ahead.
+   */
+  @Test
+  void aReleasedPodTheSchedulerHasNotBoundYetIsAhead() {
+    Pod self = pod("self", 16, false, "n1");
+    Pod unbound = pod("unbound", 16, true, "n1");
+    unbound.setStatus(new PodStatusBuilder().withPhase("Pending").build());
+    assertThat(AllocateOrder.ahead(self, "n1", SMS16, List.of(self, unbound))).contains(unbound);
+
+    Pod ungated = pod("ungated", 16, true, "n1");
+    ungated.setStatus(
+        new PodStatusBuilder()
+            .withPhase("Pending")
+            .addNewCondition()
+            .withType("PodScheduled")
+            .withStatus("False")
+            .withReason("SchedulingGated")
+            .endCondition()
+            .build());
+    assertThat(AllocateOrder.ahead(self, "n1", SMS16, List.of(self, ungated))).contains(ungated);
+  }
+
   @Test
   void admittedUnschedulableGatedOtherNodeOtherSizeOrLeavingPodsAreNotAhead() {
     Pod self = pod("self", 16, false, "n1");
