@@ -17,7 +17,9 @@ public final class Tenants {
     return name;
   }
 
-  /** Deletes the namespace and waits until it is gone, so the next test class finds the GPU free. */
+  /**
+   * Deletes the namespace and waits until it is gone, so the next test class finds the GPU free.
+   */
   public static void delete(TestCluster cluster, String namespace) throws Exception {
     if (namespace != null) {
       cluster.kubectl("delete", "namespace", namespace, "--wait=true", "--timeout=180s").check();
