@@ -200,12 +200,12 @@ class FaultsE2E {
         .run();
     apply.join();
 
-    // One simulated H200: 16 groups of 8 SMs and one of 12, so 17 claims fit; the rest stay
+    // One simulated H200: 15 groups of 8 SMs and one of 12, so 16 claims fit; the rest stay
     // Pending.
     Wait.until(
         Duration.ofMinutes(3),
-        "a new leader binding all 17 claims that fit",
-        () -> bound(cluster).size() == 17);
+        "a new leader binding all 16 claims that fit",
+        () -> bound(cluster).size() == 16);
     assertThat(cluster.client.resources(SliceClaim.class).inNamespace(ns).list().getItems())
         .hasSize(200);
     Map<String, List<Integer>> late = bindings(cluster);
