@@ -113,6 +113,28 @@ class UserPathE2E {
     cluster
         .kubectl("exec", "-n", ns, pod.getMetadata().getName(), "--", "test", "-S", socket)
         .check();
+    // A Compute claim is transparent by default: the interposer preloaded, tenant.env mounted.
+    String preload =
+        cluster
+            .kubectl(
+                "exec", "-n", ns, pod.getMetadata().getName(), "--", "cat", "/etc/ld.so.preload")
+            .check();
+    assertThat(preload).contains("libsmslice-interposer.so");
+    cluster
+        .kubectl("exec", "-n", ns, pod.getMetadata().getName(), "--", "test", "-f", preload.strip())
+        .check();
+    String tenantEnv =
+        cluster
+            .kubectl(
+                "exec",
+                "-n",
+                ns,
+                pod.getMetadata().getName(),
+                "--",
+                "cat",
+                "/run/smslice/tenant.env")
+            .check();
+    assertThat(tenantEnv).contains("SMSLICE_CLAIM=" + ns + "/detector", "CUDA_MPS_PIPE_DIRECTORY=");
     Wait.until(
         Duration.ofMinutes(2),
         "the detector reporting launches",
