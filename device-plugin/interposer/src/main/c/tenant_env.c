@@ -9,7 +9,7 @@
 /* Only what the interposer and the CUDA driver read: a file cannot set anything else. */
 static const char *const RESTORED[] = {
     "SMSLICE_SOCKET", "SMSLICE_CLAIM", "SMSLICE_TOKEN", "CUDA_MPS_PIPE_DIRECTORY",
-    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+    "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "SMSLICE_GUARD", "SMSLICE_PRIORITY",
 };
 
 static int restorable(const char *name) {

@@ -8,10 +8,14 @@
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUevent_st *CUevent;
 
 #define FAKE_STREAM_LEGACY ((CUstream)0x1)
 #define FAKE_STREAM_PER_THREAD ((CUstream)0x2)
-enum { FAKE_ERROR_INVALID_CONTEXT = 201, FAKE_ERROR_NOT_FOUND = 500 };
+enum { FAKE_ERROR_INVALID_CONTEXT = 201, FAKE_ERROR_NOT_FOUND = 500, FAKE_ERROR_NOT_READY = 600 };
+
+/* A kernel launched with this gridDimY runs gridDimX microseconds on the fake's timeline. */
+#define FAKE_TIMED_Y 4242u
 
 typedef const char *(*fakecuda_last_launch_fn)(void);
 typedef const char *(*fakecuda_describe_fn)(CUcontext);
