@@ -11,7 +11,8 @@
 #   parts, in the order given: any of alone neighbours overhead (default all three)
 # Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
 # off/on pairs of phases per neighbour, 2), DEPTH (16), MAX_HOLD_MS (10), SHARE (0.5), WINDOW_MS
-# (100), ALTERNATIONS (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540).
+# (100), ALTERNATIONS (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540),
+# NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
 # Writes $OUT/guard-verification.md and its logs.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,7 +53,7 @@ gtool() { "$jre/bin/java" -cp "$bundle/agent/*" io.smslice.agent.verify.GuardFil
 start_node() {
   rm -f "$work/agent/ready" "$work/agent/stop"
   env -u CUDA_MPS_PIPE_DIRECTORY -u CUDA_MPS_LOG_DIRECTORY timeout 1500 "$jre/bin/java" \
-    --enable-native-access=ALL-UNNAMED -cp "$bundle/agent/*" io.smslice.node.tools.FaultRecoveryCheck \
+    --enable-native-access=ALL-UNNAMED ${NODE_JAVA_OPTS:-} -cp "$bundle/agent/*" io.smslice.node.tools.FaultRecoveryCheck \
     "$work/agent" "$work/mps" victim=0,1 neighbour=2-15 all=all >>"$out/node.log" 2>&1 &
   node_pid=$!
   for _ in $(seq 1 900); do
@@ -107,10 +108,13 @@ victim_phases() {
   tenant "$claim" "$priority" timeout 400 python3 "$here/guard_workloads.py" victim "$FRAMES" $# "$ctl" "$period" > "$ctl/out" 2>>"$log" &
   local vpid=$!
   for _ in $(seq 1 2400); do grep -q victim-ready "$ctl/out" 2>/dev/null && break; kill -0 $vpid 2>/dev/null || break; sleep 0.05; done
+  grep -q victim-ready "$ctl/out" 2>/dev/null || echo "victim $label $kind did not start" >> "$log"
   for state in "$@"; do
+    kill -0 $vpid 2>/dev/null || break
     [ "$state" = - ] || gtool enable "$guard" "$state" >>"$log" 2>&1
     touch "$ctl/go-$k"
-    wait_file "$ctl/done-$k" 200 || { echo "victim phase $k did not finish" >> "$log"; break; }
+    while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
+    [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
     echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
     k=$((k + 1))
   done

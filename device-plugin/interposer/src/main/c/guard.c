@@ -26,6 +26,7 @@ typedef CUresult (*cuEventQuery_fn)(CUevent);
 typedef CUresult (*cuEventSynchronize_fn)(CUevent);
 typedef CUresult (*cuStreamIsCapturing_fn)(CUstream, int *);
 typedef CUresult (*cuThreadExchangeStreamCaptureMode_fn)(int *);
+typedef CUresult (*cuCtxSetCurrent_real_fn)(CUcontext);
 
 enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
 enum { RING = 1024, POLL_NANOS = 200000, ROLE_NONE = 0 };
@@ -200,13 +201,18 @@ static void complete_head(uint64_t seq) {
  * left, so the program's own threads never wait for the guard. */
 static void *track_completions(void *unused) {
   (void)unused;
+  CUcontext current = NULL;
   pthread_mutex_lock(&lock);
   for (;;) {
     while (head == tail) pthread_cond_wait(&changed, &lock);
     uint64_t seq = head;
-    CUevent event = ring[seq % RING].event;
+    tracked next = ring[seq % RING];
     pthread_mutex_unlock(&lock);
-    wait_event(event); /* an error (a fault) also ends the launch */
+    /* The driver's own call, not the wrapper: the event's context is the slice's already. */
+    if (next.ctx != current &&
+        CALL(cuCtxSetCurrent_real_fn, "cuCtxSetCurrent", next.ctx) == CUDA_SUCCESS)
+      current = next.ctx;
+    wait_event(next.event); /* an error (a fault) also ends the launch */
     pthread_mutex_lock(&lock);
     complete_head(seq);
   }
