@@ -122,9 +122,7 @@ victim_phases() {
   cat "$ctl/out" >> "$log"
 }
 
-part_alone() {
-  note "## 1. The victim alone: guard off (nothing tracked) and on (its launches tracked and published)"
-  note ""
+part_alone() { # the report's part 1: guard off (nothing tracked) and on (tracked and published)
   victim_phases alone - - victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do echo 0 1; done)
 }
 
