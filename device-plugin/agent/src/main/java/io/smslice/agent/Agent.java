@@ -211,6 +211,14 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   public void useGuard(Path directory, GpuGuard.Settings settings) {
     this.guardSettings = settings;
     this.guardDirectory = directory;
+    for (String key : List.copyOf(served.keySet())) {
+      synchronized (lockOf(key)) {
+        ServedClaim claim = served.get(key);
+        if (claim != null) {
+          joinGuard(claim, claim.binding());
+        }
+      }
+    }
   }
 
   /** A GPU's guard file in the guard's directory: its tenants get this path in SMSLICE_GUARD. */
