@@ -5,6 +5,7 @@ import io.smslice.agent.claims.ClaimWatcher;
 import io.smslice.agent.guard.ClaimGuard;
 import io.smslice.agent.guard.GpuGuard;
 import io.smslice.agent.metrics.ClaimSample;
+import io.smslice.agent.metrics.GuardMetricsText;
 import io.smslice.agent.metrics.MetricsSnapshot;
 import io.smslice.agent.metrics.MetricsText;
 import io.smslice.agent.server.ClaimRuntime;
@@ -488,7 +489,8 @@ public final class Agent implements ClaimAccess, AutoCloseable {
         samples.add(sample);
       }
     }
-    return MetricsText.render(backend.backendName(), backend.simulated(), samples);
+    return MetricsText.render(backend.backendName(), backend.simulated(), samples)
+        + GuardMetricsText.render(guards);
   }
 
   @Override

@@ -104,6 +104,16 @@ class InterferenceGuardTest {
         assertThat(held.capCuts()).isZero();
         assertThat(held.heldNanos()).isGreaterThan(100_000_000L);
         assertThat(batchDone).isGreaterThan(100_000_000L);
+        assertThat(f.agent.renderMetrics())
+            .contains("smslice_guard_enabled{gpu=\"" + f.gpu + "\"} 1")
+            .contains(
+                "smslice_guard_holds_total{gpu=\""
+                    + f.gpu
+                    + "\",claim=\"team/batch\",priority=\"BestEffort\"} 1")
+            .contains(
+                "smslice_guard_launches_total{gpu=\""
+                    + f.gpu
+                    + "\",claim=\"team/det\",priority=\"LatencyCritical\"} 1");
       }
     }
   }
