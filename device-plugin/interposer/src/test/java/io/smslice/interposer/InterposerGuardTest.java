@@ -6,6 +6,7 @@ import io.smslice.protocol.GuardLayout;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,9 +53,28 @@ class InterposerGuardTest {
 
     Tenant(GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
         throws IOException {
+      this(guard, priority, count, kernelMicros, gapMicros, false);
+    }
+
+    /** With fromTenantFile the guard's two variables are only in the claim's tenant.env. */
+    Tenant(
+        GuardFile guard,
+        String priority,
+        int count,
+        long kernelMicros,
+        long gapMicros,
+        boolean fromTenantFile)
+        throws IOException {
       Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
-      env.put("SMSLICE_GUARD", guard.path.toString());
-      env.put("SMSLICE_PRIORITY", priority);
+      if (fromTenantFile) {
+        Path file = dir.resolve("tenant.env");
+        Files.writeString(
+            file, "SMSLICE_GUARD=" + guard.path + "\nSMSLICE_PRIORITY=" + priority + "\n");
+        env.put("SMSLICE_TENANT_ENV", file.toString());
+      } else {
+        env.put("SMSLICE_GUARD", guard.path.toString());
+        env.put("SMSLICE_PRIORITY", priority);
+      }
       ProcessBuilder builder =
           new ProcessBuilder(
               ProgramRun.PROGRAMS.resolve("guard_like").toString(),
@@ -129,6 +149,21 @@ class InterposerGuardTest {
       assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLDS)).isEqualTo(1);
       assertThat(guard.slotInt(be, GuardLayout.SLOT_CAP_CUTS)).isZero();
       assertThat(guard.slotLong(be, GuardLayout.SLOT_HELD_NANOS)).isGreaterThan(100 * MS);
+    }
+  }
+
+  @Test
+  void aProcessWhoseEnvironmentLacksTheGuardVariablesTakesThemFromTheTenantFile() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
+      guard.markCriticalBusy(5);
+
+      List<long[]> launches = new Tenant(guard, "BestEffort", 1, 10, 0, true).launches();
+
+      assertThat(launches).hasSize(1);
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(be).as("a best-effort slot, from the file's priority").isNotNegative();
+      assertThat(guard.slotClaim(be)).isEqualTo(ProgramRun.CLAIM);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLDS)).isEqualTo(1);
     }
   }
 
