@@ -20,6 +20,7 @@ cp device-plugin/interposer/target/classes/native/linux-x86-64/libsmslice-interp
 cp -r device-plugin/interposer/verify "$bundle/verify"
 rm -rf "$bundle/verify/results"
 cp device-plugin/agent/verify/kernels.ptx "$bundle/verify/"
+echo "$(git rev-parse HEAD)$(git diff --quiet HEAD -- . || echo ' (with uncommitted changes)')" > "$bundle/COMMIT"
 if [ ! -f "$bundle/jre25.tgz" ]; then
   tmp=$(mktemp -d)
   "$JAVA_HOME/bin/jlink" --add-modules \

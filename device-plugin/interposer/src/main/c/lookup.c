@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cuda_driver.h"
+#include "guard.h"
 #include "hooks.h"
 #include "log.h"
 #include "real.h"
@@ -117,6 +118,31 @@ hook hooks[H_COUNT] = {
                              (void *)cuMemcpyPeerAsync, NULL},
     [H_MEMCPY_PEER_ASYNC_PTSZ] = {"cuMemcpyPeerAsync", "cuMemcpyPeerAsync_ptsz", 7000, 1,
                                   (void *)cuMemcpyPeerAsync_ptsz, NULL},
+    [H_LAUNCH_KERNEL] = {"cuLaunchKernel", "cuLaunchKernel", 4000, 0, (void *)cuLaunchKernel, NULL},
+    [H_LAUNCH_KERNEL_PTSZ] = {"cuLaunchKernel", "cuLaunchKernel_ptsz", 7000, 1,
+                              (void *)cuLaunchKernel_ptsz, NULL},
+    [H_LAUNCH_KERNEL_EX] = {"cuLaunchKernelEx", "cuLaunchKernelEx", 11060, 0,
+                            (void *)cuLaunchKernelEx, NULL},
+    [H_LAUNCH_KERNEL_EX_PTSZ] = {"cuLaunchKernelEx", "cuLaunchKernelEx_ptsz", 11060, 1,
+                                 (void *)cuLaunchKernelEx_ptsz, NULL},
+    [H_GRAPH_LAUNCH] = {"cuGraphLaunch", "cuGraphLaunch", 10000, 0, (void *)cuGraphLaunch, NULL},
+    [H_GRAPH_LAUNCH_PTSZ] = {"cuGraphLaunch", "cuGraphLaunch_ptsz", 10000, 1,
+                             (void *)cuGraphLaunch_ptsz, NULL},
+    [H_MEMCPY_ASYNC] = {"cuMemcpyAsync", "cuMemcpyAsync", 4000, 0, (void *)cuMemcpyAsync, NULL},
+    [H_MEMCPY_ASYNC_PTSZ] = {"cuMemcpyAsync", "cuMemcpyAsync_ptsz", 7000, 1,
+                             (void *)cuMemcpyAsync_ptsz, NULL},
+    [H_MEMCPY_HTOD_ASYNC] = {"cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2", 3020, 0,
+                             (void *)cuMemcpyHtoDAsync_v2, NULL},
+    [H_MEMCPY_HTOD_ASYNC_PTSZ] = {"cuMemcpyHtoDAsync", "cuMemcpyHtoDAsync_v2_ptsz", 7000, 1,
+                                  (void *)cuMemcpyHtoDAsync_v2_ptsz, NULL},
+    [H_MEMCPY_DTOH_ASYNC] = {"cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2", 3020, 0,
+                             (void *)cuMemcpyDtoHAsync_v2, NULL},
+    [H_MEMCPY_DTOH_ASYNC_PTSZ] = {"cuMemcpyDtoHAsync", "cuMemcpyDtoHAsync_v2_ptsz", 7000, 1,
+                                  (void *)cuMemcpyDtoHAsync_v2_ptsz, NULL},
+    [H_MEMCPY_DTOD_ASYNC] = {"cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2", 3020, 0,
+                             (void *)cuMemcpyDtoDAsync_v2, NULL},
+    [H_MEMCPY_DTOD_ASYNC_PTSZ] = {"cuMemcpyDtoDAsync", "cuMemcpyDtoDAsync_v2_ptsz", 7000, 1,
+                                  (void *)cuMemcpyDtoDAsync_v2_ptsz, NULL},
 };
 
 void *real_of(hook_id id) { return real_slot(&hooks[id].real, hooks[id].symbol); }

@@ -20,6 +20,8 @@ static variable variables[] = {
     {"SMSLICE_TOKEN", 0, "", 0},
     {"CUDA_MPS_PIPE_DIRECTORY", 1, "", 0},
     {"CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", 1, "", 0},
+    {"SMSLICE_GUARD", 0, "", 0},
+    {"SMSLICE_PRIORITY", 0, "", 0},
 };
 enum { VARIABLES = sizeof variables / sizeof variables[0] };
 

@@ -13,7 +13,7 @@
  * once; called from the constructor and again before the first ATTACH, whichever is first. */
 void tenant_env_restore(void);
 
-/* A claim variable (SMSLICE_SOCKET, SMSLICE_CLAIM, SMSLICE_TOKEN): the environment's value if set
+/* A claim variable (SMSLICE_SOCKET, SMSLICE_CLAIM, SMSLICE_TOKEN, SMSLICE_GUARD, SMSLICE_PRIORITY): the environment's value if set
  * and not empty (ignored in setuid programs, as secure_getenv does), else the file's, else NULL. */
 const char *tenant_setting(const char *name);
 

@@ -1,12 +1,15 @@
 /* A fake libcuda.so.1 for the interposer's tests: two devices, primary contexts, green contexts
  * built from a split shaped like the H200's (15 groups of 8 SMs and a remainder of 12), created
- * contexts, streams and graphs. It runs nothing; it remembers which context every launch would
- * have run in, which is what the tests check. Internal calls never go through exported names, so
+ * contexts, streams, graphs and events. It runs nothing; it remembers which context every launch
+ * would have run in, which is what the tests check, and keeps one timeline of the work launched:
+ * a kernel launched with gridDimY FAKE_TIMED_Y runs gridDimX microseconds, everything else takes
+ * no time, and an event completes when the work queued before it would have. Internal calls never go through exported names, so
  * the interposer sees only what the program does. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fake_cuda.h"
@@ -32,6 +35,9 @@ struct CUdevResourceDesc_st {
 struct CUstream_st {
   CUcontext ctx;
 };
+struct CUevent_st {
+  long long at; /* when the work before it ends, CLOCK_MONOTONIC ns */
+};
 struct CUgraph_st {
   int unused;
 };
@@ -49,6 +55,22 @@ static int primary_refs[DEVICES];
 enum { ALLOCATIONS = 64 };
 static CUcontext allocation_ctx[ALLOCATIONS];
 static int allocations;
+static pthread_mutex_t timeline_lock = PTHREAD_MUTEX_INITIALIZER;
+static long long busy_until;
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* Queues work of the given length behind what is queued already. */
+static void queue_work(long long ns) {
+  pthread_mutex_lock(&timeline_lock);
+  long long start = busy_until > now_ns() ? busy_until : now_ns();
+  busy_until = start + ns;
+  pthread_mutex_unlock(&timeline_lock);
+}
 
 #define NEED_INIT \
   if (!initialized) return 3
@@ -381,9 +403,10 @@ static CUresult launch(CUstream s, const char *how) {
 EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                unsigned by, unsigned bz, unsigned shmem, CUstream s, void **p,
                                void **e) {
-  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem, (void)p,
-      (void)e;
-  return launch(s, "kernel");
+  (void)f, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem, (void)p, (void)e;
+  CUresult r = launch(s, "kernel");
+  if (r == 0 && gy == FAKE_TIMED_Y) queue_work((long long)gx * 1000);
+  return r;
 }
 EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shmem,
@@ -450,6 +473,49 @@ EXPORT CUresult cuMemcpyPeer(unsigned long long dst, CUcontext dc, unsigned long
 EXPORT CUresult cuCtxRecordEvent(CUcontext c, CUevent e) {
   (void)e;
   return note_node(c);
+}
+
+EXPORT CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *src, size_t n, CUstream s) {
+  (void)d, (void)src, (void)n;
+  return launch(s, "copy");
+}
+
+EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags) {
+  NEED_INIT;
+  (void)flags;
+  if (current() == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  *e = calloc(1, sizeof **e);
+  return 0;
+}
+EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
+  NEED_INIT;
+  if (stream_context(s) == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  pthread_mutex_lock(&timeline_lock);
+  e->at = busy_until;
+  pthread_mutex_unlock(&timeline_lock);
+  return 0;
+}
+EXPORT CUresult cuEventQuery(CUevent e) { return now_ns() >= e->at ? 0 : FAKE_ERROR_NOT_READY; }
+EXPORT CUresult cuEventSynchronize(CUevent e) {
+  long long left = e->at - now_ns();
+  if (left > 0) {
+    struct timespec t = {left / 1000000000LL, left % 1000000000LL};
+    nanosleep(&t, NULL);
+  }
+  return 0;
+}
+EXPORT CUresult cuEventDestroy_v2(CUevent e) {
+  free(e);
+  return 0;
+}
+EXPORT CUresult cuStreamIsCapturing(CUstream s, int *status) {
+  (void)s;
+  *status = 0;
+  return 0;
+}
+EXPORT CUresult cuThreadExchangeStreamCaptureMode(int *mode) {
+  (void)mode;
+  return 0;
 }
 
 EXPORT CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
@@ -573,5 +639,13 @@ static const entry table[] = {
     E("cuPointerGetAttributes", cuPointerGetAttributes, 7000, 0),
     E("cuGLCtxCreate", cuGLCtxCreate_v2, 3020, 0),
     E("cuVDPAUCtxCreate", cuVDPAUCtxCreate_v2, 3020, 0),
+    E("cuMemcpyHtoDAsync", cuMemcpyHtoDAsync_v2, 3020, 0),
+    E("cuEventCreate", cuEventCreate, 2000, 0),
+    E("cuEventRecord", cuEventRecord, 2000, 0),
+    E("cuEventQuery", cuEventQuery, 2000, 0),
+    E("cuEventSynchronize", cuEventSynchronize, 2000, 0),
+    E("cuEventDestroy", cuEventDestroy_v2, 4000, 0),
+    E("cuStreamIsCapturing", cuStreamIsCapturing, 10000, 0),
+    E("cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode, 10010, 0),
 };
 static const int table_size = sizeof table / sizeof table[0];

@@ -5,10 +5,12 @@
 
 #include "cuda_driver.h"
 
-
 #define FAKE_STREAM_LEGACY ((CUstream)0x1)
 #define FAKE_STREAM_PER_THREAD ((CUstream)0x2)
-enum { FAKE_ERROR_INVALID_CONTEXT = 201, FAKE_ERROR_NOT_FOUND = 500 };
+enum { FAKE_ERROR_INVALID_CONTEXT = 201, FAKE_ERROR_NOT_FOUND = 500, FAKE_ERROR_NOT_READY = 600 };
+
+/* A kernel launched with this gridDimY runs gridDimX microseconds on the fake's timeline. */
+#define FAKE_TIMED_Y 4242u
 
 typedef const char *(*fakecuda_last_launch_fn)(void);
 typedef const char *(*fakecuda_describe_fn)(CUcontext);

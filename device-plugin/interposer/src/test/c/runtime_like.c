@@ -71,7 +71,6 @@ static void runtime(void) {
 static void passthrough(void) {
   line("cuInit", PROC(cuInit_fn, "cuInit")(0), "ok");
   const char *unhooked[][2] = {{"cuMemAlloc", "cuMemAlloc_v2"},
-                               {"cuLaunchKernel", "cuLaunchKernel"},
                                {"cuStreamCreate", "cuStreamCreate"},
                                {"cuDeviceGet", "cuDeviceGet"}};
   for (size_t i = 0; i < sizeof unhooked / sizeof unhooked[0]; i++) {
@@ -87,7 +86,8 @@ static void passthrough(void) {
                              {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain"},
                              {"cuCtxCreate", "cuCtxCreate_v4"},
                              {"cuGreenCtxCreate", "cuGreenCtxCreate"},
-                             {"cuGetProcAddress", "cuGetProcAddress_v2"}};
+                             {"cuGetProcAddress", "cuGetProcAddress_v2"},
+                             {"cuLaunchKernel", "cuLaunchKernel"}};
   for (size_t i = 0; i < sizeof hooked / sizeof hooked[0]; i++) {
     void *fn = proc(hooked[i][0], 0);
     void *by_dlsym = dlsym(libcuda, hooked[i][1]);

@@ -2,15 +2,20 @@ package io.smslice.agent;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.agent.claims.ClaimWatcher;
+import io.smslice.agent.guard.ClaimGuard;
+import io.smslice.agent.guard.GpuGuard;
 import io.smslice.agent.metrics.ClaimSample;
+import io.smslice.agent.metrics.GuardMetricsText;
 import io.smslice.agent.metrics.MetricsSnapshot;
 import io.smslice.agent.metrics.MetricsText;
 import io.smslice.agent.server.ClaimRuntime;
 import io.smslice.agent.server.ClaimServer;
 import io.smslice.agent.transparent.AttachedProcess;
+import io.smslice.api.v1alpha1.claim.Priority;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuException;
 import io.smslice.gpu.MpsServers;
+import io.smslice.protocol.GuardLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -52,6 +57,12 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private final Set<String> workersOnly = ConcurrentHashMap.newKeySet();
 
   private ClaimWatcher watcher;
+
+  /** Where each GPU's guard file goes, once {@link #useGuard} was called. */
+  private volatile Path guardDirectory;
+
+  private volatile GpuGuard.Settings guardSettings;
+  private final Map<String, GpuGuard> guards = new ConcurrentHashMap<>();
 
   private Agent(AgentOptions options, GpuBackend backend, MpsServers mps) {
     this.options = options;
@@ -114,6 +125,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
       current = null;
     }
     if (current != null && current.binding().gpuUuid().equals(claim.gpuUuid())) {
+      Priority before = current.binding().priority();
       if (!current.binding().groups().equals(claim.groups())
           || current.binding().memoryBytes() != claim.memoryBytes()) {
         long nanos = current.resize(claim);
@@ -123,6 +135,10 @@ public final class Agent implements ClaimAccess, AutoCloseable {
             claim.key(),
             claim.groups(),
             nanos / 1e6);
+      }
+      if (before != claim.priority()) {
+        current.rebind(claim);
+        joinGuard(current, claim);
       }
       return;
     }
@@ -139,6 +155,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
                 code -> workerRecovery.workerExited(claim, code))
             : new InAgentClaim(startServer(claim), claim);
     served.put(claim.key(), started);
+    joinGuard(started, claim);
     LOG.log(
         System.Logger.Level.INFO,
         "claim {0} served ({1}) on {2}: groups {3} at {4}",
@@ -183,8 +200,92 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     ServedClaim server = served.remove(key);
     if (server != null) {
       server.close();
+      updateGuard(server.binding().gpuUuid());
       LOG.log(System.Logger.Level.INFO, "claim {0} released", key);
     }
+  }
+
+  /**
+   * Turns on the interference guard (docs/interference-guard.md): one file per GPU in {@code
+   * directory}, which tenants of the GPU see at the same path (the node's shared /dev/shm).
+   */
+  public void useGuard(Path directory, GpuGuard.Settings settings) {
+    this.guardSettings = settings;
+    this.guardDirectory = directory;
+    for (String key : List.copyOf(served.keySet())) {
+      synchronized (lockOf(key)) {
+        ServedClaim claim = served.get(key);
+        if (claim != null) {
+          joinGuard(claim, claim.binding());
+        }
+      }
+    }
+  }
+
+  /** A GPU's guard file in the guard's directory: its tenants get this path in SMSLICE_GUARD. */
+  public static Path guardFile(Path directory, String gpuUuid) {
+    return directory.resolve("smslice-guard-" + gpuUuid);
+  }
+
+  private Optional<GpuGuard> guardOf(String gpuUuid) {
+    Path directory = guardDirectory;
+    if (directory == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          guards.computeIfAbsent(
+              gpuUuid,
+              uuid -> {
+                try {
+                  return GpuGuard.create(guardFile(directory, uuid), guardSettings);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              }));
+    } catch (UncheckedIOException e) {
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "interference guard of GPU {0} off: cannot make its file in {1}: {2}",
+          gpuUuid,
+          directory,
+          e.getCause().getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** An in-agent claim's executor takes its slot; then the GPU's guard is turned on or off. */
+  private void joinGuard(ServedClaim claim, BoundClaim binding) {
+    int role =
+        switch (binding.priority()) {
+          case LatencyCritical -> GuardLayout.ROLE_LATENCY_CRITICAL;
+          case BestEffort -> GuardLayout.ROLE_BEST_EFFORT;
+          default -> 0;
+        };
+    if (claim instanceof InAgentClaim inAgent) {
+      ClaimGuard slot =
+          role == 0
+              ? null
+              : guardOf(binding.gpuUuid()).flatMap(g -> g.join(binding.key(), role)).orElse(null);
+      inAgent.runtime().useGuard(slot);
+    }
+    updateGuard(binding.gpuUuid());
+  }
+
+  /** On while latency-critical and best-effort claims share the GPU, off otherwise. */
+  private void updateGuard(String gpuUuid) {
+    if (guardDirectory == null) {
+      return;
+    }
+    Set<Priority> present =
+        served.values().stream()
+            .map(ServedClaim::binding)
+            .filter(b -> b.gpuUuid().equals(gpuUuid))
+            .map(BoundClaim::priority)
+            .collect(Collectors.toSet());
+    boolean on =
+        present.contains(Priority.LatencyCritical) && present.contains(Priority.BestEffort);
+    guardOf(gpuUuid).ifPresent(g -> g.enable(on));
   }
 
   /**
@@ -388,7 +489,8 @@ public final class Agent implements ClaimAccess, AutoCloseable {
         samples.add(sample);
       }
     }
-    return MetricsText.render(backend.backendName(), backend.simulated(), samples);
+    return MetricsText.render(backend.backendName(), backend.simulated(), samples)
+        + GuardMetricsText.render(guards);
   }
 
   @Override

@@ -29,6 +29,11 @@ final class InAgentClaim implements ServedClaim {
   }
 
   @Override
+  public void rebind(BoundClaim next) {
+    binding = next;
+  }
+
+  @Override
   public Path directory() {
     return server.spec().directory();
   }

@@ -17,6 +17,9 @@ interface ServedClaim extends AutoCloseable {
   /** Moves the claim to new groups (and quota), keeping sessions; returns the agent-side nanos. */
   long resize(BoundClaim binding) throws GpuException;
 
+  /** Takes a new binding that differs only in what needs no GPU work (its priority). */
+  void rebind(BoundClaim binding);
+
   ClaimSample sample(String runMode);
 
   /** The unmodified programs' processes attached to the claim's socket now. */

@@ -95,6 +95,11 @@ final class WorkerClaim implements ServedClaim {
   }
 
   @Override
+  public void rebind(BoundClaim next) {
+    binding = next;
+  }
+
+  @Override
   public Path directory() {
     return options.claimDirectory(binding.namespace(), binding.name());
   }

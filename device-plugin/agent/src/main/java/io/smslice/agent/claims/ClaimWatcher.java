@@ -146,7 +146,10 @@ public final class ClaimWatcher implements AutoCloseable {
             claim.getMetadata().getName(),
             binding.getGpuUuid(),
             binding.getSmGroups(),
-            quota));
+            quota,
+            claim.getSpec() == null || claim.getSpec().getPriority() == null
+                ? io.smslice.api.v1alpha1.claim.Priority.Standard
+                : claim.getSpec().getPriority()));
   }
 
   @Override

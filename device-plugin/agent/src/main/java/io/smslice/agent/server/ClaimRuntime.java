@@ -1,5 +1,6 @@
 package io.smslice.agent.server;
 
+import io.smslice.agent.guard.ClaimGuard;
 import io.smslice.agent.metrics.ClaimMetrics;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuException;
@@ -75,6 +76,9 @@ public final class ClaimRuntime implements AutoCloseable {
   private volatile String failure;
   private volatile int sessionCount;
 
+  /** This claim's slot in its GPU's interference guard, or null (set and used on the executor). */
+  private ClaimGuard guard;
+
   /** The one session whose AGENT_SLEEPING futex the idle executor sleeps on, or null. */
   private volatile Session sleepingOn;
 
@@ -136,6 +140,34 @@ public final class ClaimRuntime implements AutoCloseable {
 
   public String gpuUuid() {
     return gpuUuid;
+  }
+
+  /**
+   * Takes (or, with null, leaves) a slot in the GPU's interference guard: a latency-critical claim
+   * publishes its work in flight there, a best-effort one holds its work meanwhile.
+   */
+  public CompletableFuture<Void> useGuard(ClaimGuard slot) {
+    CompletableFuture<Void> done =
+        submit(
+            () -> {
+              if (guard != null && guard != slot) {
+                guard.close();
+              }
+              guard = slot;
+              return null;
+            });
+    done.whenComplete(
+        (ok, failed) -> {
+          if (failed != null && slot != null) {
+            slot.close(); // the claim stopped first
+          }
+        });
+    return done;
+  }
+
+  /** On the executor: the claim's guard slot, or null. */
+  ClaimGuard guard() {
+    return guard;
   }
 
   public List<Integer> groups() {
@@ -357,6 +389,9 @@ public final class ClaimRuntime implements AutoCloseable {
           if (newGroups.equals(groups)) {
             return 0L;
           }
+          if (guard != null) {
+            guard.forgetEvents(); // they belong to the context about to go
+          }
           context = GreenContextSwap.move(sessions, context, backend, gpuUuid, newGroups);
           groups = List.copyOf(newGroups);
           long nanos = System.nanoTime() - start;
@@ -384,6 +419,9 @@ public final class ClaimRuntime implements AutoCloseable {
           sessionCount = 0;
           culprit = null;
           memoryUsed.set(0);
+          if (guard != null) {
+            guard.forgetEvents();
+          }
           if (context != null) {
             context.close();
             context = null;
@@ -435,6 +473,11 @@ public final class ClaimRuntime implements AutoCloseable {
         worked = tasks.runQueued();
         if (serving) {
           worked |= turns.run();
+        }
+        if (!worked && guard != null && guard.inFlight()) {
+          // Nothing queued: wait for the oldest work in flight, so that the guard sees its end.
+          guard.awaitOldest();
+          worked = true;
         }
       } catch (Throwable t) {
         // Requests and records catch their own errors; this is the executor's own last resort.
@@ -502,6 +545,10 @@ public final class ClaimRuntime implements AutoCloseable {
     sessions.clear();
     sessionCount = 0;
     serving = false;
+    if (guard != null) {
+      guard.close();
+      guard = null;
+    }
     if (context != null) {
       try {
         context.close();

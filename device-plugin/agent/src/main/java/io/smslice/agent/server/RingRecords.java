@@ -1,5 +1,6 @@
 package io.smslice.agent.server;
 
+import io.smslice.agent.guard.ClaimGuard;
 import io.smslice.agent.server.SessionObjects.Buffer;
 import io.smslice.agent.server.SessionObjects.Function;
 import io.smslice.agent.server.SessionObjects.Graph;
@@ -31,6 +32,28 @@ final class RingRecords {
 
   static void run(Session session, MemorySegment record) throws ProtocolException, GpuException {
     int op = record.get(INT, 0);
+    ClaimGuard guard = session.runtime().guard();
+    boolean queues =
+        guard != null
+            && (op == RingOp.LAUNCH
+                || op == RingOp.LAUNCH_GRAPH
+                || (op >= RingOp.COPY_TO_DEVICE && op <= RingOp.FILL));
+    if (queues) {
+      guard.beforeQueue();
+    }
+    runOp(session, record, op);
+    if (queues) {
+      Stream on =
+          session.streams.get(
+              record.get(LONG, op == RingOp.LAUNCH || op == RingOp.LAUNCH_GRAPH ? 16 : 8));
+      if (!on.capturing) {
+        guard.queued(on.stream, session.context());
+      }
+    }
+  }
+
+  private static void runOp(Session session, MemorySegment record, int op)
+      throws ProtocolException, GpuException {
     switch (op) {
       case RingOp.LAUNCH -> launch(session, record);
       case RingOp.COPY_TO_DEVICE -> {

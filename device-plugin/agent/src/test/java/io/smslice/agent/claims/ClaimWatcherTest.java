@@ -14,6 +14,7 @@ import io.smslice.agent.RunMode;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Binding;
 import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.api.v1alpha1.claim.Priority;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.claim.SliceClaimSpec;
 import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
@@ -58,6 +59,20 @@ class ClaimWatcherTest {
     status.setBinding(binding);
     claim.setStatus(status);
     return claim;
+  }
+
+  @Test
+  void theClaimsPriorityReachesTheAgentForItsGpusInterferenceGuard() {
+    SliceClaim critical = claim("node-a", Phase.Bound, GpuMode.Green, List.of(0, 1));
+    critical.getSpec().setPriority(Priority.LatencyCritical);
+    assertThat(ClaimWatcher.boundHere(critical, "node-a", backend))
+        .map(b -> b.priority())
+        .contains(Priority.LatencyCritical);
+    assertThat(
+            ClaimWatcher.boundHere(
+                claim("node-a", Phase.Bound, GpuMode.Green, List.of(0, 1)), "node-a", backend))
+        .map(b -> b.priority())
+        .contains(Priority.Standard);
   }
 
   @Test

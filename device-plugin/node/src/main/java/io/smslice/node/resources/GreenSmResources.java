@@ -1,9 +1,11 @@
 package io.smslice.node.resources;
 
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.smslice.agent.Agent;
 import io.smslice.agent.ClaimAccess;
 import io.smslice.agent.ClaimEndpoint;
 import io.smslice.agent.TenantEnvironmentFiles;
+import io.smslice.api.v1alpha1.claim.Priority;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.node.allocation.AllocationResolver;
 import io.smslice.node.allocation.Resolution;
@@ -44,7 +46,9 @@ public final class GreenSmResources extends ClaimResources {
           "SMSLICE_CLAIM",
           "SMSLICE_TOKEN",
           "CUDA_MPS_PIPE_DIRECTORY",
-          "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT");
+          "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+          "SMSLICE_GUARD",
+          "SMSLICE_PRIORITY");
 
   /** Where the claim's socket directory appears inside the container. */
   public static final String CONTAINER_CLAIM_DIR = "/run/smslice/claim";
@@ -198,6 +202,13 @@ public final class GreenSmResources extends ClaimResources {
         .putEnvs("CUDA_MPS_PIPE_DIRECTORY", TransparentTenants.CONTAINER_PIPE_DIR)
         .putEnvs("NVIDIA_VISIBLE_DEVICES", gpu.uuid())
         .addAllDevices(nodes.forGpu(gpu.minorNumber()));
+    // The GPU's interference guard, in the tenants' /dev/shm (the agent keeps it off unless
+    // latency-critical and best-effort claims share the GPU).
+    Priority priority = r.claim().getSpec().getPriority();
+    out.putEnvs(
+            "SMSLICE_GUARD",
+            Agent.guardFile(Path.of(TransparentTenants.CONTAINER_SHM), gpu.uuid()).toString())
+        .putEnvs("SMSLICE_PRIORITY", (priority == null ? Priority.Standard : priority).name());
     Quantity memory = r.claim().getSpec().getMemory();
     if (memory != null) {
       // MPS caps each client process's device memory; the container sees its GPU as device 0.

@@ -146,7 +146,10 @@ class TransparentAllocateTest {
         .containsEntry("NVIDIA_VISIBLE_DEVICES", gpu)
         .containsEntry("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT", "0=8192M") // the claim's 8Gi
         .containsEntry("SMSLICE_SOCKET", "/run/smslice/claim/agent.sock")
-        .containsEntry("SMSLICE_CLAIM", "ml/detector");
+        .containsEntry("SMSLICE_CLAIM", "ml/detector")
+        // The GPU's interference guard in the container's /dev/shm, and the claim's priority.
+        .containsEntry("SMSLICE_GUARD", "/dev/shm/smslice-guard-" + gpu)
+        .containsEntry("SMSLICE_PRIORITY", "Standard");
     assertThat(agent.claimOf(r.getEnvsOrThrow("SMSLICE_TOKEN"))).isEqualTo("ml/detector");
     assertThat(r.getEnvsOrThrow("SMSLICE_TOKEN")).contains(pod.getMetadata().getUid());
     assertThat(r.getDevicesList())
@@ -167,6 +170,8 @@ class TransparentAllocateTest {
             "CUDA_MPS_PINNED_DEVICE_MEM_LIMIT=0=8192M",
             "CUDA_MPS_PIPE_DIRECTORY=/run/smslice/mps/pipe",
             "SMSLICE_CLAIM=ml/detector",
+            "SMSLICE_GUARD=/dev/shm/smslice-guard-" + gpu,
+            "SMSLICE_PRIORITY=Standard",
             "SMSLICE_SOCKET=/run/smslice/claim/agent.sock",
             "SMSLICE_TOKEN=" + r.getEnvsOrThrow("SMSLICE_TOKEN"));
     // The green GPU runs an MPS daemon on the pipe directory the container got.

@@ -1,0 +1,253 @@
+package io.smslice.agent.guard;
+
+import io.smslice.protocol.Futex;
+import io.smslice.protocol.GuardLayout;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One GPU's interference-guard file ({@link GuardLayout}), which the agent makes and every guarded
+ * tenant of the GPU maps: the interposer's processes and the agent's own executors ({@link
+ * ClaimGuard}). The agent writes the limits and turns the guard on only while latency-critical and
+ * best-effort claims share the GPU.
+ */
+public final class GpuGuard implements AutoCloseable {
+  private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+  private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+  /**
+   * The admin's limits.
+   *
+   * @param maxHold the longest one best-effort launch is held, and how long latency-critical work
+   *     in flight counts at all (so a tenant that died busy holds others once)
+   * @param share the most of each window a best-effort tenant may be held, 0..1
+   * @param window the window the share is counted over
+   * @param depth a best-effort tenant's launches in flight at most
+   */
+  public record Settings(Duration maxHold, double share, Duration window, int depth) {
+    public static final Settings DEFAULTS =
+        new Settings(Duration.ofMillis(10), 0.5, Duration.ofMillis(100), 16);
+
+    public Settings {
+      if (maxHold.isNegative() || maxHold.isZero() || window.isNegative() || window.isZero()) {
+        throw new IllegalArgumentException("the guard's maxHold and window must be positive");
+      }
+      if (!(share >= 0 && share <= 1) || depth < 1) {
+        throw new IllegalArgumentException(
+            "the guard's share must be within 0..1 and its depth at least 1");
+      }
+    }
+  }
+
+  /** One slot as the file shows it (a tenant process or an executor of the agent). */
+  public record Slot(
+      String claim,
+      int role,
+      boolean busy,
+      long launched,
+      long completed,
+      long heldNanos,
+      int holds,
+      int capCuts) {}
+
+  private final Path path;
+  private final Arena arena;
+  final MemorySegment memory;
+
+  private GpuGuard(Path path, MemorySegment memory, Arena arena) {
+    this.path = path;
+    this.memory = memory;
+    this.arena = arena;
+  }
+
+  /**
+   * Makes a fresh file at {@code path} (replacing one left by an earlier agent: its tenants are
+   * gone or attach anew), off, with the given limits. Readable and writable by every tenant user.
+   */
+  public static GpuGuard create(Path path, Settings settings) throws IOException {
+    Path temp =
+        path.resolveSibling(
+            "."
+                + path.getFileName()
+                + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+    try (FileChannel channel =
+        FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      channel.write(java.nio.ByteBuffer.allocate((int) GuardLayout.FILE_BYTES));
+    }
+    Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-rw-rw-"));
+    GpuGuard guard = open(temp);
+    guard.putLong(GuardLayout.MAX_HOLD_NANOS_OFFSET, settings.maxHold().toNanos());
+    guard.putLong(GuardLayout.WINDOW_NANOS_OFFSET, settings.window().toNanos());
+    guard.putInt(GuardLayout.SHARE_PERMILLE_OFFSET, (int) Math.round(settings.share() * 1000));
+    guard.putInt(GuardLayout.BE_DEPTH_OFFSET, settings.depth());
+    guard.putInt(GuardLayout.VERSION_OFFSET, GuardLayout.VERSION);
+    guard.putInt(GuardLayout.MAGIC_OFFSET, GuardLayout.MAGIC);
+    guard.close();
+    Files.move(temp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    return open(path);
+  }
+
+  /** Maps an existing guard file; fails with the reason when it is not one. */
+  public static GpuGuard open(Path path) throws IOException {
+    Arena arena = Arena.ofShared();
+    MemorySegment memory;
+    try (FileChannel channel =
+        FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      if (channel.size() < GuardLayout.FILE_BYTES) {
+        arena.close();
+        throw new IOException(path + " is not a guard file (" + channel.size() + " bytes)");
+      }
+      memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, GuardLayout.FILE_BYTES, arena);
+    }
+    GpuGuard guard = new GpuGuard(path, memory, arena);
+    int magic = guard.getInt(GuardLayout.MAGIC_OFFSET);
+    if (magic != 0
+        && (magic != GuardLayout.MAGIC
+            || guard.getInt(GuardLayout.VERSION_OFFSET) != GuardLayout.VERSION)) {
+      guard.close();
+      throw new IOException(path + " is not a version " + GuardLayout.VERSION + " guard file");
+    }
+    return guard;
+  }
+
+  public Path path() {
+    return path;
+  }
+
+  /** Turns the guard on or off for every tenant of the GPU (they read it at each launch). */
+  public void enable(boolean on) {
+    putInt(GuardLayout.ENABLED_OFFSET, on ? 1 : 0);
+  }
+
+  public boolean enabled() {
+    return getInt(GuardLayout.ENABLED_OFFSET) == 1;
+  }
+
+  /** Every taken slot. */
+  public List<Slot> slots() {
+    List<Slot> out = new ArrayList<>();
+    for (int i = 0; i < GuardLayout.SLOTS; i++) {
+      long at = GuardLayout.slotOffset(i);
+      if (getLong(at + GuardLayout.SLOT_OWNER) == 0) {
+        continue;
+      }
+      out.add(
+          new Slot(
+              claimOf(at),
+              getInt(at + GuardLayout.SLOT_ROLE),
+              getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0,
+              getLong(at + GuardLayout.SLOT_LAUNCHED),
+              getLong(at + GuardLayout.SLOT_COMPLETED),
+              getLong(at + GuardLayout.SLOT_HELD_NANOS),
+              getInt(at + GuardLayout.SLOT_HOLDS),
+              getInt(at + GuardLayout.SLOT_CAP_CUTS)));
+    }
+    return out;
+  }
+
+  private String claimOf(long slotAt) {
+    byte[] bytes = new byte[GuardLayout.SLOT_CLAIM_BYTES];
+    MemorySegment.copy(
+        memory, ValueLayout.JAVA_BYTE, slotAt + GuardLayout.SLOT_CLAIM, bytes, 0, bytes.length);
+    int end = 0;
+    while (end < bytes.length && bytes[end] != 0) {
+      end++;
+    }
+    return new String(bytes, 0, end, StandardCharsets.UTF_8);
+  }
+
+  /** Takes a slot for a claim's executor; empty when every slot is taken. */
+  public java.util.Optional<ClaimGuard> join(String claim, int role) {
+    long token = ThreadLocalRandom.current().nextLong() | 1;
+    long now = System.nanoTime();
+    for (int i = 0; i < GuardLayout.SLOTS; i++) {
+      long at = GuardLayout.slotOffset(i);
+      long seen = getLong(at + GuardLayout.SLOT_OWNER);
+      if (seen != 0 && now - getLong(at + GuardLayout.SLOT_LEASE) < GuardLayout.STALE_LEASE_NANOS) {
+        continue;
+      }
+      if (!LONG.compareAndSet(memory, at + GuardLayout.SLOT_OWNER, seen, token)) {
+        continue;
+      }
+      if (seen != 0 && getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0) {
+        addInt(GuardLayout.BUSY_COUNT_OFFSET, -1);
+      }
+      memory
+          .asSlice(at + GuardLayout.SLOT_ROLE, GuardLayout.SLOT_BYTES - GuardLayout.SLOT_ROLE)
+          .fill((byte) 0);
+      byte[] name = claim.getBytes(StandardCharsets.UTF_8);
+      MemorySegment.copy(
+          name,
+          0,
+          memory,
+          ValueLayout.JAVA_BYTE,
+          at + GuardLayout.SLOT_CLAIM,
+          Math.min(name.length, GuardLayout.SLOT_CLAIM_BYTES - 1));
+      putInt(at + GuardLayout.SLOT_ROLE, role);
+      putLong(at + GuardLayout.SLOT_LEASE, now);
+      return java.util.Optional.of(new ClaimGuard(this, at, token, role));
+    }
+    return java.util.Optional.empty();
+  }
+
+  int getInt(long offset) {
+    return (int) INT.getAcquire(memory, offset);
+  }
+
+  long getLong(long offset) {
+    return (long) LONG.getAcquire(memory, offset);
+  }
+
+  void putInt(long offset, int value) {
+    INT.setRelease(memory, offset, value);
+  }
+
+  void putLong(long offset, long value) {
+    LONG.setRelease(memory, offset, value);
+  }
+
+  void addInt(long offset, int delta) {
+    int ignored = (int) INT.getAndAdd(memory, offset, delta);
+  }
+
+  void addLong(long offset, long delta) {
+    long ignored = (long) LONG.getAndAdd(memory, offset, delta);
+  }
+
+  /** Wakes the best-effort tenants waiting for a release. */
+  void released() {
+    addInt(GuardLayout.RELEASES_OFFSET, 1);
+    if (Futex.available()) {
+      Futex.wakeAll(memory, GuardLayout.RELEASES_OFFSET);
+    }
+  }
+
+  /** Sleeps until a release or at most the given time. */
+  void awaitRelease(int seen, long nanos) {
+    if (Futex.available()) {
+      Futex.await(memory, GuardLayout.RELEASES_OFFSET, seen, nanos);
+    } else {
+      java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, 50_000));
+    }
+  }
+
+  @Override
+  public void close() {
+    arena.close();
+  }
+}

@@ -1,0 +1,65 @@
+package io.smslice.agent.verify;
+
+import io.smslice.agent.guard.GpuGuard;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * The agent's side of a GPU's guard file, by hand, for the guard's GPU measurement
+ * (device-plugin/interposer/verify/run-guard-on-gpu.sh), which turns the guard on and off between
+ * phases of the same processes as the node would when claims come and go.
+ *
+ * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth>}, {@code enable
+ * <file> 0|1}, {@code report <file>} (one line per taken slot).
+ */
+public final class GuardFileTool {
+  private GuardFileTool() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length < 2) {
+      System.err.println("usage: GuardFileTool create|enable|report <file> ...");
+      System.exit(2);
+    }
+    Path file = Path.of(args[1]);
+    switch (args[0]) {
+      case "create" -> {
+        GpuGuard.Settings settings =
+            new GpuGuard.Settings(
+                Duration.ofNanos((long) (Double.parseDouble(args[2]) * 1e6)),
+                Double.parseDouble(args[3]),
+                Duration.ofNanos((long) (Double.parseDouble(args[4]) * 1e6)),
+                Integer.parseInt(args[5]));
+        try (GpuGuard guard = GpuGuard.create(file, settings)) {
+          System.out.println("guard file " + guard.path() + " " + settings);
+        }
+      }
+      case "enable" -> {
+        try (GpuGuard guard = GpuGuard.open(file)) {
+          guard.enable("1".equals(args[2]));
+        }
+      }
+      case "report" -> {
+        try (GpuGuard guard = GpuGuard.open(file)) {
+          System.out.println("enabled=" + guard.enabled());
+          for (GpuGuard.Slot s : guard.slots()) {
+            System.out.printf(
+                "slot claim=%s role=%s busy=%s launched=%d completed=%d held_ms=%.1f holds=%d"
+                    + " cap_cuts=%d%n",
+                s.claim(),
+                s.role() == 1 ? "LatencyCritical" : s.role() == 2 ? "BestEffort" : "?",
+                s.busy(),
+                s.launched(),
+                s.completed(),
+                s.heldNanos() / 1e6,
+                s.holds(),
+                s.capCuts());
+          }
+        }
+      }
+      default -> {
+        System.err.println("unknown command " + args[0]);
+        System.exit(2);
+      }
+    }
+  }
+}

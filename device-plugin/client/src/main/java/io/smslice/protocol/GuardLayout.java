@@ -1,0 +1,83 @@
+package io.smslice.protocol;
+
+/**
+ * Layout of a GPU's interference-guard file, shared by every guarded tenant process of the GPU (the
+ * interposer's {@code guard_layout.h} says the same, and GuardLayoutTest ties the two) and the
+ * agent, which makes the file and writes the header's settings. Each tenant process takes one slot
+ * by a compare-and-set of its OWNER from 0. Offsets in bytes; ints are 4 bytes, longs 8, aligned.
+ */
+public final class GuardLayout {
+  public static final int MAGIC = 0x534d4744; // "SMGD"
+  public static final int VERSION = 1;
+
+  public static final long MAGIC_OFFSET = 0;
+  public static final long VERSION_OFFSET = 4;
+
+  /** Int: 1 while latency-critical and best-effort claims share the GPU. */
+  public static final long ENABLED_OFFSET = 8;
+
+  /** Int: the most of each window a best-effort tenant may be held, per mille. */
+  public static final long SHARE_PERMILLE_OFFSET = 12;
+
+  /** Long: the longest one launch is held. */
+  public static final long MAX_HOLD_NANOS_OFFSET = 16;
+
+  /** Long: the window the share is counted over. */
+  public static final long WINDOW_NANOS_OFFSET = 24;
+
+  /** Int: a best-effort tenant's launches in flight at most. */
+  public static final long BE_DEPTH_OFFSET = 32;
+
+  /** Int: latency-critical slots with work in flight. */
+  public static final long BUSY_COUNT_OFFSET = 36;
+
+  /** Int, a futex: bumped when a latency-critical slot goes idle. */
+  public static final long RELEASES_OFFSET = 40;
+
+  public static final long SLOTS_OFFSET = 128;
+  public static final int SLOTS = 64;
+  public static final int SLOT_BYTES = 128;
+
+  /** Long: the process's token, 0 when free. */
+  public static final long SLOT_OWNER = 0;
+
+  /** Int: {@link #ROLE_LATENCY_CRITICAL} or {@link #ROLE_BEST_EFFORT}. */
+  public static final long SLOT_ROLE = 8;
+
+  /** Long: CLOCK_MONOTONIC nanoseconds (System.nanoTime on Linux) of the owner's last write. */
+  public static final long SLOT_LEASE = 16;
+
+  /** Long: since when the slot has work in flight, 0 when idle. */
+  public static final long SLOT_BUSY_SINCE = 24;
+
+  public static final long SLOT_LAUNCHED = 32;
+  public static final long SLOT_COMPLETED = 40;
+
+  /** Long: time a best-effort slot spent held. */
+  public static final long SLOT_HELD_NANOS = 48;
+
+  /** Int: best-effort launches that waited. */
+  public static final long SLOT_HOLDS = 56;
+
+  /** Int: holds the cap ended (the hold or the share limit). */
+  public static final long SLOT_CAP_CUTS = 60;
+
+  /** The claim, NUL-terminated. */
+  public static final long SLOT_CLAIM = 64;
+
+  public static final int SLOT_CLAIM_BYTES = 64;
+
+  public static final int ROLE_LATENCY_CRITICAL = 1;
+  public static final int ROLE_BEST_EFFORT = 2;
+
+  /** A slot whose owner has written nothing for this long may be taken by a new process. */
+  public static final long STALE_LEASE_NANOS = 60_000_000_000L;
+
+  public static final long FILE_BYTES = SLOTS_OFFSET + (long) SLOTS * SLOT_BYTES;
+
+  private GuardLayout() {}
+
+  public static long slotOffset(int slot) {
+    return SLOTS_OFFSET + (long) slot * SLOT_BYTES;
+  }
+}

@@ -1,0 +1,460 @@
+#include "guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guard_layout.h"
+#include "hooks.h"
+#include "log.h"
+#include "real.h"
+#include "tenant_env.h"
+
+typedef CUresult (*cuEventCreate_fn)(CUevent *, unsigned int);
+typedef CUresult (*cuEventRecord_fn)(CUevent, CUstream);
+typedef CUresult (*cuEventQuery_fn)(CUevent);
+typedef CUresult (*cuEventSynchronize_fn)(CUevent);
+typedef CUresult (*cuStreamIsCapturing_fn)(CUstream, int *);
+typedef CUresult (*cuThreadExchangeStreamCaptureMode_fn)(int *);
+typedef CUresult (*cuCtxSetCurrent_real_fn)(CUcontext);
+
+enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
+enum { RING = 1024, POLL_NANOS = 200000, ROLE_NONE = 0 };
+
+typedef struct {
+  CUevent event;
+  CUcontext ctx;
+} tracked;
+
+/* Per process; reset in a forked child, which takes its own slot. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static int opened;              /* 0 not yet, 1 done (role says whether the guard applies) */
+static int role;                /* GUARD_ROLE_* or ROLE_NONE */
+static unsigned char *file;     /* the mapped guard file */
+static unsigned char *slot;     /* this process's slot */
+static int64_t token;
+static tracked ring[RING];      /* launches in flight, oldest at head */
+static uint64_t head, tail;
+static tracked spare[64];       /* completed events, kept for reuse in their context */
+static int spare_count;
+static int tracker_started;
+static int64_t window_start, held_in_window;
+
+static int64_t now_nanos(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+#define AT(base, off, type) ((type *)((base) + (off)))
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#define CALL(fn_type, name, ...)                                        \
+  ({                                                                    \
+    fn_type fn_ = (fn_type)real_cuda(name);                             \
+    fn_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : fn_(__VA_ARGS__);          \
+  })
+
+static int role_of(const char *priority) {
+  if (priority == NULL) return ROLE_NONE;
+  if (strcmp(priority, "LatencyCritical") == 0) return GUARD_ROLE_LATENCY_CRITICAL;
+  if (strcmp(priority, "BestEffort") == 0) return GUARD_ROLE_BEST_EFFORT;
+  return ROLE_NONE;
+}
+
+/* Takes a free slot, or one whose owner has been silent past the stale lease. Caller holds lock. */
+static int take_slot(void) {
+  int64_t now = now_nanos();
+  for (int i = 0; i < GUARD_SLOTS; i++) {
+    unsigned char *s = file + GUARD_SLOTS_OFFSET + (size_t)i * GUARD_SLOT_BYTES;
+    int64_t *owner = AT(s, GUARD_SLOT_OWNER, int64_t);
+    int64_t seen = LOAD(owner);
+    if (seen != 0 && now - LOAD(AT(s, GUARD_SLOT_LEASE, int64_t)) < GUARD_STALE_LEASE_NANOS)
+      continue;
+    if (!__atomic_compare_exchange_n(owner, &seen, token, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue;
+    /* A stale slot's owner may have died with work in flight: its busy mark goes with it. */
+    if (seen != 0 && LOAD(AT(s, GUARD_SLOT_BUSY_SINCE, int64_t)) != 0)
+      ADD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t), -1);
+    memset(s + GUARD_SLOT_ROLE, 0, GUARD_SLOT_BYTES - GUARD_SLOT_ROLE);
+    STORE(AT(s, GUARD_SLOT_ROLE, int32_t), role);
+    STORE(AT(s, GUARD_SLOT_LEASE, int64_t), now);
+    const char *claim = tenant_setting("SMSLICE_CLAIM");
+    if (claim != NULL) strncpy((char *)s + GUARD_SLOT_CLAIM, claim, GUARD_SLOT_CLAIM_BYTES - 1);
+    slot = s;
+    return 0;
+  }
+  return -1;
+}
+
+/* Maps the GPU's guard file and takes a slot, once; the guard stays off when anything fails. */
+static void open_guard(void) {
+  opened = 1;
+  int wanted = role_of(tenant_setting("SMSLICE_PRIORITY"));
+  const char *path = tenant_setting("SMSLICE_GUARD");
+  if (wanted == ROLE_NONE || path == NULL || path[0] == '\0') return;
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  /* Its size by lseek: libc has fstat as a symbol only since glibc 2.33 (glibc_symbols.h). */
+  if (fd < 0 || lseek(fd, 0, SEEK_END) < (off_t)GUARD_FILE_BYTES) {
+    smslice_error("interference guard off: cannot use %s (%s)", path,
+                  fd < 0 ? strerror(errno) : "too small");
+    if (fd >= 0) close(fd);
+    return;
+  }
+  void *map = mmap(NULL, GUARD_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    smslice_error("interference guard off: cannot map %s (%s)", path, strerror(errno));
+    return;
+  }
+  file = map;
+  if (LOAD(AT(file, GUARD_MAGIC_OFFSET, int32_t)) != GUARD_MAGIC ||
+      LOAD(AT(file, GUARD_VERSION_OFFSET, int32_t)) != GUARD_VERSION) {
+    smslice_error("interference guard off: %s is not a version %d guard file", path,
+                  GUARD_VERSION);
+    return;
+  }
+  token = ((int64_t)getpid() << 32) ^ now_nanos() ^ (int64_t)(intptr_t)&token;
+  if (token == 0) token = 1;
+  role = wanted;
+  if (take_slot() != 0) {
+    role = ROLE_NONE;
+    smslice_error("interference guard off: all %d slots of %s are taken", GUARD_SLOTS, path);
+    return;
+  }
+  smslice_debug("interference guard: %s in %s", wanted == GUARD_ROLE_BEST_EFFORT ?
+                "best-effort" : "latency-critical", path);
+}
+
+static int active_role(void) {
+  if (!LOAD(&opened)) {
+    pthread_mutex_lock(&lock);
+    if (!opened) open_guard();
+    pthread_mutex_unlock(&lock);
+  }
+  if (role == ROLE_NONE || LOAD(AT(file, GUARD_ENABLED_OFFSET, int32_t)) != 1) return ROLE_NONE;
+  return role;
+}
+
+/* Whether the slot is still ours (a silent owner's slot can be taken); caller holds lock. */
+static int own_slot(void) {
+  if (LOAD(AT(slot, GUARD_SLOT_OWNER, int64_t)) == token) return 1;
+  return take_slot() == 0;
+}
+
+static void futex_wake_all(int32_t *word) {
+  syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void futex_wait(int32_t *word, int32_t seen, int64_t nanos) {
+  struct timespec t = {nanos / 1000000000LL, nanos % 1000000000LL};
+  syscall(SYS_futex, word, FUTEX_WAIT, seen, &t, NULL, 0);
+}
+
+/* The latency-critical process's work in flight went from none to some, or back. Holds lock. */
+static void publish_busy(int busy) {
+  if (!own_slot()) return;
+  int64_t now = now_nanos();
+  STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
+  STORE(AT(slot, GUARD_SLOT_BUSY_SINCE, int64_t), busy ? now : 0);
+  ADD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t), busy ? 1 : -1);
+  if (!busy) {
+    ADD(AT(file, GUARD_RELEASES_OFFSET, int32_t), 1);
+    futex_wake_all(AT(file, GUARD_RELEASES_OFFSET, int32_t));
+  }
+}
+
+/* Waiting on an event must never break a capture another thread of the program runs. */
+static CUresult wait_event(CUevent event) {
+  int mode = CAPTURE_MODE_RELAXED;
+  CALL(cuThreadExchangeStreamCaptureMode_fn, "cuThreadExchangeStreamCaptureMode", &mode);
+  CUresult r = CALL(cuEventSynchronize_fn, "cuEventSynchronize", event);
+  CALL(cuThreadExchangeStreamCaptureMode_fn, "cuThreadExchangeStreamCaptureMode", &mode);
+  return r;
+}
+
+/* Ends the oldest launch in flight, if it is still the one given. Caller holds lock. */
+static void complete_head(uint64_t seq) {
+  if (head != seq || head == tail) return;
+  tracked done = ring[head % RING];
+  head++;
+  STORE(AT(slot, GUARD_SLOT_COMPLETED, int64_t), (int64_t)head);
+  if (spare_count < (int)(sizeof spare / sizeof spare[0]))
+    spare[spare_count++] = done;
+  if (head == tail && role == GUARD_ROLE_LATENCY_CRITICAL) publish_busy(0);
+  pthread_cond_broadcast(&changed);
+}
+
+/* Latency-critical: one thread waits for each launch in flight in turn and publishes when none is
+ * left, so the program's own threads never wait for the guard. */
+static void *track_completions(void *unused) {
+  (void)unused;
+  CUcontext current = NULL;
+  pthread_mutex_lock(&lock);
+  for (;;) {
+    while (head == tail) pthread_cond_wait(&changed, &lock);
+    uint64_t seq = head;
+    tracked next = ring[seq % RING];
+    pthread_mutex_unlock(&lock);
+    /* The driver's own call, not the wrapper: the event's context is the slice's already. */
+    if (next.ctx != current &&
+        CALL(cuCtxSetCurrent_real_fn, "cuCtxSetCurrent", next.ctx) == CUDA_SUCCESS)
+      current = next.ctx;
+    wait_event(next.event); /* an error (a fault) also ends the launch */
+    pthread_mutex_lock(&lock);
+    complete_head(seq);
+  }
+  return NULL;
+}
+
+static void start_tracker(void) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  if (pthread_create(&thread, &attr, track_completions, NULL) != 0)
+    smslice_error("interference guard: no thread to track completions; not publishing");
+  else
+    tracker_started = 1;
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Waits, on the caller's thread, for the oldest launch in flight to end. Caller holds lock. */
+static void drain_oldest(void) {
+  uint64_t seq = head;
+  CUevent event = ring[seq % RING].event;
+  pthread_mutex_unlock(&lock);
+  wait_event(event);
+  pthread_mutex_lock(&lock);
+  complete_head(seq);
+}
+
+/* Best-effort: waits until fewer than the file's depth of its own launches are in flight. */
+static void bound_depth(void) {
+  int32_t depth = LOAD(AT(file, GUARD_BE_DEPTH_OFFSET, int32_t));
+  if (depth < 1) depth = 1;
+  if (depth > RING) depth = RING;
+  pthread_mutex_lock(&lock);
+  while (head != tail &&
+         CALL(cuEventQuery_fn, "cuEventQuery", ring[head % RING].event) != 600 /* not ready */)
+    complete_head(head);
+  while (tail - head >= (uint64_t)depth) drain_oldest();
+  pthread_mutex_unlock(&lock);
+}
+
+/* 1 when a latency-critical slot has work in flight that has not outlasted the hold limit, -1
+ * when every busy slot has (its owner may have died busy: the cap cuts in), 0 when none is busy. */
+static int critical_busy(int64_t now, int64_t max_hold) {
+  if (LOAD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t)) <= 0) return 0;
+  int stale = 0;
+  for (int i = 0; i < GUARD_SLOTS; i++) {
+    unsigned char *s = file + GUARD_SLOTS_OFFSET + (size_t)i * GUARD_SLOT_BYTES;
+    if (LOAD(AT(s, GUARD_SLOT_ROLE, int32_t)) != GUARD_ROLE_LATENCY_CRITICAL ||
+        LOAD(AT(s, GUARD_SLOT_OWNER, int64_t)) == 0)
+      continue;
+    int64_t since = LOAD(AT(s, GUARD_SLOT_BUSY_SINCE, int64_t));
+    if (since != 0 && now - since < max_hold) return 1;
+    stale |= since != 0;
+  }
+  return stale ? -1 : 0;
+}
+
+/* Best-effort: holds while latency-critical work is in flight, at most max hold per launch and
+ * the share of each window. Work in flight longer than max hold no longer holds anyone, so a
+ * latency-critical process that died busy holds others once, up to max hold, and never again. */
+static void hold(void) {
+  int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
+  int64_t window = LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t));
+  int32_t share = LOAD(AT(file, GUARD_SHARE_PERMILLE_OFFSET, int32_t));
+  int64_t start = now_nanos(), now = start;
+  if (critical_busy(now, max_hold) != 1) return;
+  pthread_mutex_lock(&lock);
+  if (window <= 0 || start - window_start >= window) window_start = start, held_in_window = 0;
+  int64_t budget = window > 0 ? window * share / 1000 - held_in_window : max_hold;
+  pthread_mutex_unlock(&lock);
+  int32_t *releases = AT(file, GUARD_RELEASES_OFFSET, int32_t);
+  int cut = 0;
+  for (;;) {
+    int32_t seen = LOAD(releases);
+    now = now_nanos();
+    int busy = critical_busy(now, max_hold);
+    if (busy != 1) {
+      cut = busy < 0;
+      break;
+    }
+    int64_t left = max_hold - (now - start);
+    if (budget - (now - start) < left) left = budget - (now - start);
+    if (left <= 0) {
+      cut = 1;
+      break;
+    }
+    futex_wait(releases, seen, left < POLL_NANOS ? left : POLL_NANOS);
+  }
+  int64_t held = now - start;
+  pthread_mutex_lock(&lock);
+  held_in_window += held;
+  if (own_slot()) {
+    STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
+    ADD(AT(slot, GUARD_SLOT_HELD_NANOS, int64_t), held);
+    ADD(AT(slot, GUARD_SLOT_HOLDS, int32_t), 1);
+    if (cut) ADD(AT(slot, GUARD_SLOT_CAP_CUTS, int32_t), 1);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+static int capturing(CUstream stream) {
+  int status = 0;
+  return CALL(cuStreamIsCapturing_fn, "cuStreamIsCapturing", stream, &status) == CUDA_SUCCESS &&
+         status != 0;
+}
+
+guard_ticket guard_before(CUstream stream) {
+  int r = active_role();
+  if (r == ROLE_NONE || capturing(stream)) return (guard_ticket){0};
+  if (r == GUARD_ROLE_BEST_EFFORT) {
+    bound_depth();
+    hold();
+  }
+  return (guard_ticket){1};
+}
+
+/* An event of the current context, reused when one is spare. Caller holds lock. */
+static CUevent event_for(CUcontext ctx) {
+  for (int i = 0; i < spare_count; i++) {
+    if (spare[i].ctx == ctx) {
+      CUevent e = spare[i].event;
+      spare[i] = spare[--spare_count];
+      return e;
+    }
+  }
+  CUevent e = NULL;
+  CALL(cuEventCreate_fn, "cuEventCreate", &e, EVENT_BLOCKING_SYNC | EVENT_DISABLE_TIMING);
+  return e;
+}
+
+void guard_after(guard_ticket ticket, CUstream stream, CUresult launched) {
+  if (!ticket.track || launched != CUDA_SUCCESS) return;
+  CUcontext ctx = NULL;
+  CALL(cuCtxGetCurrent_fn, "cuCtxGetCurrent", &ctx);
+  pthread_mutex_lock(&lock);
+  while (tail - head >= RING) {
+    if (role == GUARD_ROLE_LATENCY_CRITICAL)
+      pthread_cond_wait(&changed, &lock); /* the tracker makes room */
+    else
+      drain_oldest();
+  }
+  CUevent event = event_for(ctx);
+  if (event == NULL || CALL(cuEventRecord_fn, "cuEventRecord", event, stream) != CUDA_SUCCESS) {
+    /* A stream of another context: this launch is not tracked (the event is kept for reuse). */
+    if (event != NULL && spare_count < (int)(sizeof spare / sizeof spare[0]))
+      spare[spare_count++] = (tracked){event, ctx};
+    pthread_mutex_unlock(&lock);
+    return;
+  }
+  ring[tail % RING] = (tracked){event, ctx};
+  tail++;
+  STORE(AT(slot, GUARD_SLOT_LAUNCHED, int64_t), (int64_t)tail);
+  if (role == GUARD_ROLE_LATENCY_CRITICAL) {
+    if (tail - head == 1) publish_busy(1);
+    if (!tracker_started) start_tracker();
+    pthread_cond_broadcast(&changed);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* The child's slot, events and thread are not the parent's: it opens the guard afresh. */
+static void forget_in_child(void) {
+  pthread_mutex_init(&lock, NULL);
+  pthread_cond_init(&changed, NULL);
+  if (file != NULL) munmap(file, GUARD_FILE_BYTES);
+  file = slot = NULL;
+  opened = role = tracker_started = spare_count = 0;
+  head = tail = 0;
+  window_start = held_in_window = 0;
+}
+
+__attribute__((constructor)) static void guard_at_load(void) {
+  pthread_atfork(NULL, NULL, forget_in_child);
+}
+
+/* ---- the guarded entry points ---- */
+
+#define GUARDED(id, fn_type, stream, ...)                                    \
+  do {                                                                       \
+    guard_ticket ticket_ = guard_before(stream);                             \
+    fn_type real_ = (fn_type)real_of(id);                                    \
+    CUresult r_ = real_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : real_(__VA_ARGS__); \
+    guard_after(ticket_, stream, r_);                                        \
+    return r_;                                                               \
+  } while (0)
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                              unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
+typedef CUresult (*graph_fn)(CUgraphExec, CUstream);
+typedef CUresult (*copy_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t, CUstream);
+typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t, CUstream);
+
+static CUstream config_stream(const CUlaunchConfig *config) {
+  return config == NULL ? NULL : config->hStream;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shmem, CUstream s, void **p, void **e) {
+  GUARDED(H_LAUNCH_KERNEL, launch_fn, s, f, gx, gy, gz, bx, by, bz, shmem, s, p, e);
+}
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                             unsigned by, unsigned bz, unsigned shmem, CUstream s, void **p,
+                             void **e) {
+  GUARDED(H_LAUNCH_KERNEL_PTSZ, launch_fn, s, f, gx, gy, gz, bx, by, bz, shmem, s, p, e);
+}
+CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e) {
+  GUARDED(H_LAUNCH_KERNEL_EX, launch_ex_fn, config_stream(c), c, f, p, e);
+}
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p, void **e) {
+  GUARDED(H_LAUNCH_KERNEL_EX_PTSZ, launch_ex_fn, config_stream(c), c, f, p, e);
+}
+CUresult cuGraphLaunch(CUgraphExec g, CUstream s) { GUARDED(H_GRAPH_LAUNCH, graph_fn, s, g, s); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) {
+  GUARDED(H_GRAPH_LAUNCH_PTSZ, graph_fn, s, g, s);
+}
+CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_ASYNC, copy_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_ASYNC_PTSZ, copy_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_HTOD_ASYNC, htod_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_HTOD_ASYNC_PTSZ, htod_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_DTOH_ASYNC, dtoh_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_DTOH_ASYNC_PTSZ, dtoh_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_DTOD_ASYNC, copy_fn, s, d, src, n, s);
+}
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
+  GUARDED(H_MEMCPY_DTOD_ASYNC_PTSZ, copy_fn, s, d, src, n, s);
+}

@@ -1,0 +1,46 @@
+/* The interference guard's file, one per GPU, shared by every guarded tenant of the GPU and the
+ * agent (io.smslice.protocol.GuardLayout says the same; GuardLayoutTest ties the two). The agent
+ * makes it and writes the header's settings; each tenant process takes one slot. All offsets are
+ * bytes; words are little-endian and naturally aligned, ints 4 bytes, longs 8. */
+#ifndef SMSLICE_GUARD_LAYOUT_H
+#define SMSLICE_GUARD_LAYOUT_H
+
+#define GUARD_MAGIC 0x534d4744 /* "SMGD" */
+#define GUARD_VERSION 1
+
+/* Header, written by the agent (BUSY_COUNT and RELEASES by latency-critical tenants). */
+#define GUARD_MAGIC_OFFSET 0
+#define GUARD_VERSION_OFFSET 4
+#define GUARD_ENABLED_OFFSET 8          /* int: 1 while latency-critical and best-effort share */
+#define GUARD_SHARE_PERMILLE_OFFSET 12  /* int: most of a window a best-effort tenant is held */
+#define GUARD_MAX_HOLD_NANOS_OFFSET 16  /* long: longest one launch is held */
+#define GUARD_WINDOW_NANOS_OFFSET 24    /* long: the window the share is counted over */
+#define GUARD_BE_DEPTH_OFFSET 32        /* int: best-effort launches in flight at most */
+#define GUARD_BUSY_COUNT_OFFSET 36      /* int: latency-critical slots with work in flight */
+#define GUARD_RELEASES_OFFSET 40        /* int, a futex: bumped when such a slot goes idle */
+
+/* Slots: one per tenant process, taken by a compare-and-set of OWNER from 0. */
+#define GUARD_SLOTS_OFFSET 128
+#define GUARD_SLOTS 64
+#define GUARD_SLOT_BYTES 128
+#define GUARD_SLOT_OWNER 0        /* long: the process's token, 0 when free */
+#define GUARD_SLOT_ROLE 8         /* int: GUARD_ROLE_* */
+#define GUARD_SLOT_LEASE 16       /* long: CLOCK_MONOTONIC ns of the owner's last write */
+#define GUARD_SLOT_BUSY_SINCE 24  /* long: ns since when work is in flight, 0 when idle */
+#define GUARD_SLOT_LAUNCHED 32    /* long: launches tracked */
+#define GUARD_SLOT_COMPLETED 40   /* long: of those, seen complete */
+#define GUARD_SLOT_HELD_NANOS 48  /* long: best-effort time spent held */
+#define GUARD_SLOT_HOLDS 56       /* int: best-effort launches that waited */
+#define GUARD_SLOT_CAP_CUTS 60    /* int: holds the cap ended (hold or share limit) */
+#define GUARD_SLOT_CLAIM 64       /* char[64]: the claim, NUL-terminated */
+#define GUARD_SLOT_CLAIM_BYTES 64
+
+#define GUARD_ROLE_LATENCY_CRITICAL 1
+#define GUARD_ROLE_BEST_EFFORT 2
+
+/* A slot whose owner has written nothing for this long may be taken by a new process. */
+#define GUARD_STALE_LEASE_NANOS 60000000000LL
+
+#define GUARD_FILE_BYTES (GUARD_SLOTS_OFFSET + GUARD_SLOTS * GUARD_SLOT_BYTES)
+
+#endif

@@ -1,0 +1,290 @@
+package io.smslice.interposer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.smslice.protocol.GuardLayout;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The interference guard against the fake driver, whose kernels take the time they are launched
+ * with: latency-critical processes publish their work in flight in the GPU's guard file (read here
+ * through GuardLayout), best-effort processes hold their launches meanwhile, within the caps.
+ */
+class InterposerGuardTest {
+  private static final long MS = 1_000_000;
+
+  @TempDir Path dir;
+  private FakeAgent agent;
+  private final List<Process> started = new ArrayList<>();
+
+  @BeforeEach
+  void startAgent() throws Exception {
+    agent =
+        new FakeAgent(
+            dir.resolve("agent.sock"),
+            a -> FakeAgent.ok(InterposerConfinementTest.GPU, 8, 16, new int[] {2, 3}, 16));
+  }
+
+  @AfterEach
+  void stop() {
+    started.forEach(Process::destroyForcibly);
+    agent.close();
+  }
+
+  /** A running guard_like: its output lines as they come. */
+  private final class Tenant {
+    final Process process;
+    final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final CompletableFuture<Void> ended = new CompletableFuture<>();
+
+    Tenant(GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
+        throws IOException {
+      this(guard, priority, count, kernelMicros, gapMicros, false);
+    }
+
+    /** With fromTenantFile the guard's two variables are only in the claim's tenant.env. */
+    Tenant(
+        GuardFile guard,
+        String priority,
+        int count,
+        long kernelMicros,
+        long gapMicros,
+        boolean fromTenantFile)
+        throws IOException {
+      Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
+      if (fromTenantFile) {
+        Path file = dir.resolve("tenant.env");
+        Files.writeString(
+            file, "SMSLICE_GUARD=" + guard.path + "\nSMSLICE_PRIORITY=" + priority + "\n");
+        env.put("SMSLICE_TENANT_ENV", file.toString());
+      } else {
+        env.put("SMSLICE_GUARD", guard.path.toString());
+        env.put("SMSLICE_PRIORITY", priority);
+      }
+      ProcessBuilder builder =
+          new ProcessBuilder(
+              ProgramRun.PROGRAMS.resolve("guard_like").toString(),
+              String.valueOf(count),
+              String.valueOf(kernelMicros),
+              String.valueOf(gapMicros));
+      builder.environment().keySet().removeIf(k -> k.startsWith("SMSLICE_"));
+      builder.environment().put("LD_PRELOAD", ProgramRun.LIBRARY.toString());
+      builder.environment().put("LD_LIBRARY_PATH", ProgramRun.PROGRAMS.toString());
+      builder.environment().putAll(env);
+      builder.redirectError(ProcessBuilder.Redirect.INHERIT);
+      process = builder.start();
+      started.add(process);
+      Thread.ofVirtual()
+          .start(
+              () -> {
+                try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(process.getInputStream()))) {
+                  String line;
+                  while ((line = r.readLine()) != null) lines.add(line);
+                } catch (IOException ignored) {
+                  // the process was killed
+                }
+                ended.complete(null);
+              });
+    }
+
+    /** Waits for the program to finish; its launch lines as [index, result, began, returned]. */
+    List<long[]> launches() throws Exception {
+      ended.get(60, TimeUnit.SECONDS);
+      assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(process.exitValue()).as("%s", lines).isZero();
+      return lines.stream()
+          .filter(l -> l.startsWith("launch "))
+          .map(l -> java.util.Arrays.stream(l.substring(7).split(" ")).mapToLong(Long::parseLong))
+          .map(java.util.stream.LongStream::toArray)
+          .peek(l -> assertThat(l[1]).as("launch result").isZero())
+          .toList();
+    }
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + 20_000 * MS;
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
+      Thread.sleep(2);
+    }
+  }
+
+  @Test
+  void aBestEffortLaunchWaitsWhileCriticalWorkIsInFlightAndGoesOnWhenItEnds() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4)) {
+      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
+      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
+      await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
+      assertThat(guard.slotClaim(lc)).isEqualTo(ProgramRun.CLAIM);
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isEqualTo(1);
+
+      List<long[]> held = new Tenant(guard, "BestEffort", 1, 10, 0).launches();
+
+      await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) == 0, "the critical release");
+      long[] criticalLaunch = critical.launches().getFirst();
+      long criticalEnd = criticalLaunch[2] + 1_000 * MS; // the fake's kernel ran 1 s from launch
+      assertThat(held.getFirst()[3])
+          .isBetween(criticalEnd, criticalLaunch[3] + 1_000 * MS + 500 * MS);
+      assertThat(guard.slotLong(lc, GuardLayout.SLOT_LAUNCHED)).isEqualTo(1);
+      assertThat(guard.slotLong(lc, GuardLayout.SLOT_COMPLETED)).isEqualTo(1);
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
+      assertThat(guard.getInt(GuardLayout.RELEASES_OFFSET)).isEqualTo(1);
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLDS)).isEqualTo(1);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_CAP_CUTS)).isZero();
+      assertThat(guard.slotLong(be, GuardLayout.SLOT_HELD_NANOS)).isGreaterThan(100 * MS);
+    }
+  }
+
+  @Test
+  void aProcessWhoseEnvironmentLacksTheGuardVariablesTakesThemFromTheTenantFile() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
+      guard.markCriticalBusy(5);
+
+      List<long[]> launches = new Tenant(guard, "BestEffort", 1, 10, 0, true).launches();
+
+      assertThat(launches).hasSize(1);
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(be).as("a best-effort slot, from the file's priority").isNotNegative();
+      assertThat(guard.slotClaim(be)).isEqualTo(ProgramRun.CLAIM);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLDS)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void theHoldEndsAtTheCapAndAStuckCriticalSlotIsNotWaitedForAgain() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
+      guard.markCriticalBusy(5);
+      long marked = System.nanoTime();
+
+      List<long[]> launches = new Tenant(guard, "BestEffort", 2, 10, 0).launches();
+
+      // Held until the critical work had been in flight for the cap, from when it was marked.
+      assertThat(launches.get(0)[3] - marked).isBetween(300 * MS, 1_300 * MS);
+      assertThat(launches.get(1)[3] - launches.get(1)[2]).isLessThan(100 * MS);
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_CAP_CUTS)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aCriticalProcessKilledWithWorkInFlightHoldsOthersAtMostTheCap() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 4)) {
+      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
+      await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
+      critical.process.destroyForcibly().waitFor();
+      long killed = System.nanoTime();
+
+      List<long[]> launches = new Tenant(guard, "BestEffort", 3, 10, 0).launches();
+
+      assertThat(launches.getLast()[3] - killed).isLessThan(2_000 * MS);
+      assertThat(launches.get(1)[3] - launches.get(1)[2]).isLessThan(100 * MS);
+    }
+  }
+
+  @Test
+  void theShareCapBoundsHowMuchOfEachWindowABestEffortProcessIsHeld() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 60_000, 200, 250, 4)) {
+      guard.markCriticalBusy(0);
+      Thread renew =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    while (!Thread.currentThread().isInterrupted()) {
+                      guard.renewCriticalBusy(0);
+                      try {
+                        Thread.sleep(10);
+                      } catch (InterruptedException e) {
+                        return;
+                      }
+                    }
+                  });
+      try {
+        long start = System.nanoTime();
+        List<long[]> launches = new Tenant(guard, "BestEffort", 300, 1_000, 1_000).launches();
+        long elapsed = System.nanoTime() - start;
+
+        assertThat(launches).hasSize(300);
+        int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+        long held = guard.slotLong(be, GuardLayout.SLOT_HELD_NANOS);
+        assertThat(held).isGreaterThan(elapsed / 10).isLessThan(elapsed * 4 / 10);
+        assertThat(guard.slotInt(be, GuardLayout.SLOT_CAP_CUTS)).isPositive();
+      } finally {
+        renew.interrupt();
+      }
+    }
+  }
+
+  @Test
+  void bestEffortProcessesNeverWaitForEachOther() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
+      Tenant a = new Tenant(guard, "BestEffort", 50, 2_000, 0);
+      Tenant b = new Tenant(guard, "BestEffort", 50, 2_000, 0);
+
+      List<long[]> first = a.launches();
+      List<long[]> second = b.launches();
+
+      assertThat(first).hasSize(50);
+      assertThat(second).hasSize(50);
+      for (int slot = 0; slot < GuardLayout.SLOTS; slot++) {
+        assertThat(guard.slotInt(slot, GuardLayout.SLOT_HOLDS)).isZero();
+      }
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
+    }
+  }
+
+  @Test
+  void aBestEffortProcessKeepsAtMostTheDepthOfItsLaunchesInFlight() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
+      List<long[]> launches = new Tenant(guard, "BestEffort", 10, 50_000, 0).launches();
+
+      // Launch i may start only once launch i - 2 ended: 50 ms kernels, one after another.
+      long first = launches.getFirst()[2];
+      for (int i = 2; i < launches.size(); i++) {
+        assertThat(launches.get(i)[3] - first).isGreaterThanOrEqualTo((i - 1) * 50 * MS);
+      }
+    }
+  }
+
+  @Test
+  void nothingIsHeldWhileTheGuardIsOffOrForAProcessOfNoGuardedPriority() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 1)) {
+      guard.markCriticalBusy(0);
+      guard.enable(false);
+      List<long[]> off = new Tenant(guard, "BestEffort", 5, 100_000, 0).launches();
+      guard.enable(true);
+      List<long[]> standard = new Tenant(guard, "Standard", 5, 100_000, 0).launches();
+
+      assertThat(off.getLast()[3] - off.getFirst()[2]).isLessThan(300 * MS);
+      assertThat(standard.getLast()[3] - standard.getFirst()[2]).isLessThan(300 * MS);
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLDS)).isZero();
+      assertThat(guard.slotLong(be, GuardLayout.SLOT_LAUNCHED)).isZero();
+      int slots = 0;
+      for (int slot = 0; slot < GuardLayout.SLOTS; slot++) {
+        slots += guard.slotLong(slot, GuardLayout.SLOT_OWNER) != 0 ? 1 : 0;
+      }
+      assertThat(slots)
+          .as("the marked slot and the best-effort one; none for Standard")
+          .isEqualTo(2);
+    }
+  }
+}

@@ -1,0 +1,144 @@
+"""Tables of run-guard-on-gpu.sh's phases (markdown on stdout).
+Usage: guard_report.py PHASES TELEMETRY_CSV TELEMETRY_PY GUARD_REPORT"""
+import os
+import statistics
+import subprocess
+import sys
+
+phases_file, telemetry_csv, telemetry_py, guard_report = sys.argv[1:5]
+
+
+def kv(words):
+    return dict(w.split("=", 1) for w in words if "=" in w)
+
+
+rows = []
+for line in open(phases_file):
+    words = line.split()
+    if len(words) < 4:
+        continue
+    label, kind, state, nlog = words[:4]
+    rows.append({"label": label, "kind": kind, "guard": state, "nlog": nlog, **kv(words[4:])})
+
+
+def telemetry(r):
+    if not os.path.exists(telemetry_csv) or "start" not in r:
+        return "- | - | - | - | not recorded"
+    return subprocess.run([sys.executable, telemetry_py, telemetry_csv, r["start"], r["end"]],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def rate(r):
+    """The neighbour's steps per second inside the row's window, from its log."""
+    if r["nlog"] == "-" or not os.path.exists(r["nlog"]):
+        return None
+    start, end = float(r["start"]), float(r["end"])
+    points = []
+    for line in open(r["nlog"]):
+        w = line.split()
+        if len(w) == 3 and start <= float(w[1]) <= end:
+            points.append((float(w[1]), int(w[2])))
+    if len(points) < 2:
+        return None
+    return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+
+
+def f(v, fmt="{:.3f}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def guard_name(s):
+    return {"0": "off", "1": "on", "-": "-"}[s]
+
+
+alone = [r for r in rows if r["label"] == "alone"]
+alone_off_p99 = [float(r["p99_ms"]) for r in alone if r["guard"] == "0"]
+base_p99 = statistics.median(alone_off_p99) if alone_off_p99 else None
+
+if alone:
+    print("## 1. The victim alone (16-SM claim, one frame every PERIOD_MS), guard off and on")
+    print()
+    print("| phase | guard | p50 ms | p99 ms | p99.9 ms | max ms | host wall p50 ms | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in alone:
+        print(f"| {r['phase']} | {guard_name(r['guard'])} | {r['p50_ms']} | {r['p99_ms']} | {r['p999_ms']} | "
+              f"{r['max_ms']} | {r['wall_p50_ms']} | {telemetry(r)} |")
+    pairs = list(zip([r for r in alone if r["guard"] == "0"], [r for r in alone if r["guard"] == "1"]))
+    if pairs:
+        ratios = [float(on["p50_ms"]) / float(off["p50_ms"]) for off, on in pairs]
+        print()
+        print(f"Guard's cost on the latency-critical p50 with no best-effort tenant: on/off per pair "
+              f"{', '.join(f'{x:.3f}' for x in ratios)} (target <= 1.02).")
+    print()
+
+kinds = []
+for r in rows:
+    if r["label"] in ("pair", "nalone") and r["kind"] not in kinds:
+        kinds.append(r["kind"])
+summary = []
+for kind in kinds:
+    print(f"## 2. Beside a best-effort `{kind}` neighbour (116-SM claim)")
+    print()
+    nalone = {r["guard"]: rate(r) for r in rows if r["label"] == "nalone" and r["kind"] == kind}
+    print(f"Neighbour alone (no victim): {f(nalone.get('0'), '{:.1f}')} steps/s with the guard off, "
+          f"{f(nalone.get('1'), '{:.1f}')} on (its depth bound alone).")
+    print()
+    print("| phase | guard | victim p50 ms | p99 ms | p99.9 ms | p99 / alone p99 | neighbour steps/s | / neighbour alone | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    by = {"0": [], "1": []}
+    for r in rows:
+        if r["label"] != "pair" or r["kind"] != kind:
+            continue
+        n = rate(r)
+        ratio = float(r["p99_ms"]) / base_p99 if base_p99 else None
+        by[r["guard"]].append((ratio, n))
+        print(f"| {r['phase']} | {guard_name(r['guard'])} | {r['p50_ms']} | {r['p99_ms']} | {r['p999_ms']} | "
+              f"{f(ratio, '{:.2f}')} | {f(n, '{:.1f}')} | "
+              f"{f(n / nalone['0'] if n and nalone.get('0') else None, '{:.2f}')} | {telemetry(r)} |")
+    print()
+    off_n = [n for _, n in by["0"] if n]
+    on_n = [n for _, n in by["1"] if n]
+    keep = statistics.mean(on_n) / statistics.mean(off_n) if off_n and on_n else None
+    off_r = [x for x, _ in by["0"] if x]
+    on_r = [x for x, _ in by["1"] if x]
+    line = (f"`{kind}`: victim p99 / alone unguarded {f(min(off_r) if off_r else None, '{:.2f}')}-"
+            f"{f(max(off_r) if off_r else None, '{:.2f}')}, guarded {f(min(on_r) if on_r else None, '{:.2f}')}-"
+            f"{f(max(on_r) if on_r else None, '{:.2f}')}; neighbour throughput guarded / unguarded (beside the "
+            f"victim) {f(keep, '{:.2f}')}")
+    summary.append(line)
+    print(line + ".")
+    print()
+
+if summary:
+    print("## Summary")
+    print()
+    print(f"Alone p99 (median of the guard-off phases of part 1): {f(base_p99)} ms. Targets: guarded p99 <= 1.10x "
+          "of alone with the neighbour at >= 85% of its unguarded throughput.")
+    print()
+    for line in summary:
+        print(f"- {line}")
+    print()
+
+w = [r for r in rows if r["label"] == "with"]
+n = [r for r in rows if r["label"] == "without"]
+if w and n:
+    print("## 3. The interposer's own overhead, GPU-timed: the victim on all 132 SMs, back to back")
+    print()
+    print("| alternation | with interposer p50 / p99 ms | without p50 / p99 ms | p50 ratio |")
+    print("|---|---|---|---|")
+    ratios = []
+    for i, (a, b) in enumerate(zip(w, n), 1):
+        ratio = float(a["p50_ms"]) / float(b["p50_ms"])
+        ratios.append(ratio)
+        print(f"| {i} | {a['p50_ms']} / {a['p99_ms']} | {b['p50_ms']} / {b['p99_ms']} | {ratio:.3f} |")
+    print()
+    print(f"p50 ratio with / without over {len(ratios)} alternations: {min(ratios):.3f}-{max(ratios):.3f} "
+          f"(median {statistics.median(ratios):.3f}).")
+    print()
+
+if os.path.exists(guard_report):
+    print("## The guard file's slots after each neighbour (GuardFileTool report)")
+    print()
+    for line in open(guard_report):
+        print(f"    {line.rstrip()}")
+    print()

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The interference guard on the H200 GPU machine, measured with a GPU-timed victim: an unmodified
+# PyTorch ResNet-18 (fp16, batch 8) replayed from a CUDA graph every PERIOD_MS in a 16-SM claim
+# (groups 0,1), each replay timed by CUDA events, beside an unmodified best-effort PyTorch job in
+# the other 116 SMs (groups 2-15), both under the interposer and one MPS daemon, served by the real
+# agent (FaultRecoveryCheck, as run-on-gpu.sh). The guard file is made by the agent's code
+# (GuardFileTool) and turned off and on between phases of the same two processes, as the node turns
+# it on while latency-critical and best-effort claims share a GPU. nvidia-smi (read only) records
+# SM clock and power beside every phase.
+# Run from the bundle prepare-gpu-run.sh made:  bash <bundle>/verify/run-guard-on-gpu.sh [parts]
+#   parts, in the order given: any of alone neighbours overhead (default all three)
+# Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
+# off/on pairs of phases per neighbour, 2), DEPTH (16), MAX_HOLD_MS (10), SHARE (0.5), WINDOW_MS
+# (100), ALTERNATIONS (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540),
+# NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
+# Writes $OUT/guard-verification.md and its logs.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+bundle=$(dirname "$here")
+parts=${1:-"alone neighbours overhead"}
+out=${OUT:-/tmp/smslice-guard-out}
+mkdir -p "$out"
+work=/tmp/smslice-guard
+rm -rf "$work" && mkdir -p "$work/mps"
+lib=$bundle/lib/libsmslice-interposer.so
+md=$out/guard-verification.md
+log=$out/run.log
+FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
+PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-16} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
+WINDOW_MS=${WINDOW_MS:-100} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
+export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
+export PYTHONUNBUFFERED=1
+note() { echo "$*" | tee -a "$md"; }
+left() { echo $((BUDGET_S - SECONDS)); }
+
+jre=/tmp/smslice-jre25
+[ -x "$jre/bin/java" ] || { mkdir -p "$jre" && tar -xzf "$bundle/jre25.tgz" -C "$jre" --strip-components=1; }
+export CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/log
+gtool() { "$jre/bin/java" -cp "$bundle/agent/*" io.smslice.agent.verify.GuardFileTool "$@"; }
+
+{
+  echo "# The interference guard on the H200 GPU machine"
+  echo
+  echo "Command: \`device-plugin/interposer/verify/run-guard-on-gpu.sh \"$parts\"\` (bundle from prepare-gpu-run.sh)  "
+  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS  "
+  echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  "
+  echo "Commit measured: $(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)  "
+  echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,mig.mode.current,compute_mode,power.limit --format=csv,noheader)  "
+  echo "Host: $(nproc) CPUs; torch $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+  echo
+} > "$md"
+
+start_node() {
+  rm -f "$work/agent/ready" "$work/agent/stop"
+  env -u CUDA_MPS_PIPE_DIRECTORY -u CUDA_MPS_LOG_DIRECTORY timeout 1500 "$jre/bin/java" \
+    --enable-native-access=ALL-UNNAMED ${NODE_JAVA_OPTS:-} -cp "$bundle/agent/*" io.smslice.node.tools.FaultRecoveryCheck \
+    "$work/agent" "$work/mps" victim=0,1 neighbour=2-15 all=all >>"$out/node.log" 2>&1 &
+  node_pid=$!
+  for _ in $(seq 1 900); do
+    [ -f "$work/agent/ready" ] && break
+    kill -0 $node_pid 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -f "$work/agent/ready" ] || note "the node check did not start (see node.log)"
+}
+stop_node() { touch "$work/agent/stop"; wait $node_pid; }
+
+guard=/dev/shm/smslice-guard-verify
+gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" >>"$log" 2>&1 || note "GuardFileTool create failed"
+
+# claim|none, priority|-, command...: an unmodified program as a tenant of the claim; with a
+# priority it gets the guard's two variables, as the node's Allocate gives them.
+tenant() {
+  local claim=$1 priority=$2; shift 2
+  if [ "$claim" = none ]; then
+    env -u LD_PRELOAD "$@"
+  elif [ "$priority" = - ]; then
+    ( source "$work/agent/env/$claim.env" && LD_PRELOAD=$lib exec "$@" )
+  else
+    ( source "$work/agent/env/$claim.env" && SMSLICE_GUARD=$guard SMSLICE_PRIORITY=$priority \
+        LD_PRELOAD=$lib exec "$@" )
+  fi
+}
+
+telemetry_start() {
+  local q=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu r
+  for r in ,clocks_throttle_reasons.active ,clocks_event_reasons.active ""; do
+    nvidia-smi --query-gpu=$q$r --format=csv,noheader,nounits -lms 200 >> "$work/telemetry.csv" 2>>"$log" &
+    tel_pid=$!
+    sleep 0.6
+    kill -0 $tel_pid 2>/dev/null && { echo "telemetry fields: $q$r" >> "$log"; return; }
+  done
+}
+telemetry_stop() { kill $tel_pid 2>/dev/null; wait $tel_pid 2>/dev/null; cp "$work/telemetry.csv" "$out/" 2>/dev/null; }
+
+wait_file() { # file, seconds
+  local i
+  for i in $(seq 1 $(($2 * 20))); do [ -e "$1" ] && return 0; sleep 0.05; done
+  return 1
+}
+
+# label, kind, neighbour log|-, claim, priority, period ms, guard states...: one victim process,
+# one phase per state (0 guard off, 1 on, - leave it), each phase's line appended to phases.
+victim_phases() {
+  local label=$1 kind=$2 nlog=$3 claim=$4 priority=$5 period=$6; shift 6
+  local ctl=$work/ctl-$label-$kind-$RANDOM k=0 state
+  mkdir -p "$ctl"
+  tenant "$claim" "$priority" timeout 400 python3 "$here/guard_workloads.py" victim "$FRAMES" $# "$ctl" "$period" > "$ctl/out" 2>>"$log" &
+  local vpid=$!
+  for _ in $(seq 1 2400); do grep -q victim-ready "$ctl/out" 2>/dev/null && break; kill -0 $vpid 2>/dev/null || break; sleep 0.05; done
+  grep -q victim-ready "$ctl/out" 2>/dev/null || echo "victim $label $kind did not start" >> "$log"
+  for state in "$@"; do
+    kill -0 $vpid 2>/dev/null || break
+    [ "$state" = - ] || gtool enable "$guard" "$state" >>"$log" 2>&1
+    touch "$ctl/go-$k"
+    while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
+    [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
+    echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
+    k=$((k + 1))
+  done
+  wait $vpid
+  cat "$ctl/out" >> "$log"
+}
+
+part_alone() { # the report's part 1: guard off (nothing tracked) and on (tracked and published)
+  victim_phases alone - - victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do echo 0 1; done)
+}
+
+part_neighbours() {
+  local kind
+  for kind in $KINDS; do
+    [ "$(left)" -gt 90 ] || { note "neighbour $kind skipped: out of time"; continue; }
+    local stop=$work/stop-$kind nlog=$work/n-$kind.log
+    tenant neighbour BestEffort timeout 600 python3 "$here/guard_workloads.py" neighbour "$kind" "$stop" "$nlog" >>"$log" 2>&1 &
+    local npid=$!
+    wait_file "$stop.started" 120 || { note "neighbour $kind did not start"; kill $npid; continue; }
+    local state s e
+    for state in 0 1; do
+      gtool enable "$guard" $state >>"$log" 2>&1
+      s=$(date +%s.%N); sleep 5; e=$(date +%s.%N)
+      echo "nalone $kind $state $nlog start=$s end=$e" >> "$work/phases"
+    done
+    victim_phases pair "$kind" "$nlog" victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do echo 0 1; done)
+    gtool report "$guard" | sed "s/^/$kind: /" >> "$work/guard-report"
+    touch "$stop"
+    wait $npid
+  done
+}
+
+part_overhead() {
+  # The victim on all 132 SMs, back to back: with the interposer (claim 'all', no guard variables:
+  # every launch goes through its wrappers) and without it, alternating, order flipped each time.
+  local i
+  for i in $(seq 1 $ALTERNATIONS); do
+    [ "$(left)" -gt 40 ] || { note "overhead alternation $i skipped: out of time"; break; }
+    if [ $((i % 2)) = 1 ]; then
+      victim_phases with - - all - 0 -; victim_phases without - - none - 0 -
+    else
+      victim_phases without - - none - 0 -; victim_phases with - - all - 0 -
+    fi
+  done
+}
+
+start_node
+telemetry_start
+: > "$work/phases"
+for part in $parts; do
+  case $part in
+    alone|neighbours|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
+    *) note "unknown part $part" ;;
+  esac
+done
+telemetry_stop
+stop_node
+cp "$work/phases" "$work/guard-report" "$out/" 2>/dev/null
+python3 "$here/guard_report.py" "$work/phases" "$work/telemetry.csv" "$here/telemetry.py" "$work/guard-report" | tee -a "$md"
+rm -f "$guard"
