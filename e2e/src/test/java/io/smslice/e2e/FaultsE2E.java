@@ -98,6 +98,11 @@ class FaultsE2E {
     assertThat(after.getStatus().getContainerStatuses().getFirst().getContainerID())
         .as("the container kept running through the kubelet restart")
         .isEqualTo(containerId);
+    // The restarted kubelet serves exec once it has synced its pods again.
+    Wait.until(
+        Duration.ofMinutes(1),
+        "exec into the running pod through the restarted kubelet",
+        () -> cluster.kubectl("exec", "-n", ns, "steady", "--", "true").run().ok());
     String env = cluster.kubectl("exec", "-n", ns, "steady", "--", "env").check();
     assertThat(env).contains("SMSLICE_CLAIM=" + ns + "/steady");
 
