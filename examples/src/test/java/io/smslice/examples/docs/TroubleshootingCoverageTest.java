@@ -21,8 +21,9 @@ class TroubleshootingCoverageTest {
 
   /**
    * CamelCase literals in the operator and node sources that are not smslice's reasons: Kubernetes
-   * names the code reads or writes (kinds, pod phases, condition types, taint effects, event types,
-   * the admission response's HTTP reason and patch type) and units.
+   * names the code reads or writes (kinds, pod phases, condition types and reasons, taint effects
+   * and toleration operators, event types, the admission response's HTTP reason and patch type) and
+   * units.
    */
   static final Set<String> NOT_REASONS =
       Set.of(
@@ -35,6 +36,8 @@ class TroubleshootingCoverageTest {
           "Succeeded",
           "Ready",
           "PodScheduled",
+          "Unschedulable",
+          "Exists",
           "NoSchedule",
           "NoExecute",
           "Pod",
