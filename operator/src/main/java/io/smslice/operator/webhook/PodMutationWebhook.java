@@ -102,6 +102,17 @@ public class PodMutationWebhook {
               + (claimName != null ? "SliceClaim" : "SliceClaimTemplate")
               + " in the pod's namespace");
     }
+    if (template != null && template.length() > 63) {
+      // Its per-pod claims carry the template's name as a label value, which holds 63 characters.
+      return deny(
+          response,
+          "annotation "
+              + SlicePods.TEMPLATE_ANNOTATION
+              + " names a SliceClaimTemplate of "
+              + template.length()
+              + " characters: the claims made from it are labelled with its name, so it may have"
+              + " at most 63; rename the template");
+    }
     if (pod.getSpec().getContainers().isEmpty()) {
       return deny(response, "the pod has no containers to give the slice to");
     }

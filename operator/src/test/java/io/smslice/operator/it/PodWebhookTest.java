@@ -137,6 +137,28 @@ class PodWebhookTest {
   }
 
   @Test
+  void aTemplateNameTooLongForItsClaimsLabelIsDenied() {
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withName("long-template")
+            .withNamespace(NS)
+            .addToAnnotations(SlicePods.TEMPLATE_ANNOTATION, "t".repeat(64))
+            .endMetadata()
+            .withNewSpec()
+            .addNewContainer()
+            .withName("main")
+            .endContainer()
+            .endSpec()
+            .build();
+    Map<String, Object> denied = respond(pod);
+    assertThat(denied.get("allowed")).isEqualTo(false);
+    assertThat(denied.get("status").toString())
+        .contains("names a SliceClaimTemplate of 64 characters")
+        .contains("may have at most 63");
+  }
+
+  @Test
   void theNamedContainerGetsTheSliceAndBadAnnotationsAreDenied() {
     client.resource(claim("side-claim", 16, "P-nowhere")).create();
     Pod withSidecar =

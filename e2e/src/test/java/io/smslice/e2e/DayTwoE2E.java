@@ -1,0 +1,194 @@
+package io.smslice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.smslice.api.v1alpha1.claim.Phase;
+import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.e2e.cluster.Wait;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Day-2 operations as users perform them: a rollout restart of an example Deployment, a StatefulSet
+ * pod deleted and made again under its name, and names at their maximum lengths.
+ */
+@Order(80)
+@ExtendWith(ClusterExtension.class)
+class DayTwoE2E {
+  /** 63 characters, the most a namespace name may have. */
+  private static final String LONG_NS = "day-two-" + "n".repeat(63 - "day-two-".length());
+
+  private static String ns;
+
+  @BeforeAll
+  static void install(TestCluster cluster) throws Exception {
+    Install.ensure(cluster);
+    cluster.kubectl("create", "namespace", LONG_NS).check();
+    cluster
+        .kubectl("label", "namespace", LONG_NS, "pod-security.kubernetes.io/enforce=baseline")
+        .check();
+    ns = LONG_NS;
+  }
+
+  @AfterAll
+  static void removeTenants(TestCluster cluster) throws Exception {
+    Tenants.delete(cluster, ns);
+  }
+
+  @Test
+  void aRolloutRestartOfAnExampleDeploymentCompletes(TestCluster cluster) throws Exception {
+    cluster
+        .kubectl(
+            "apply", "-n", ns, "-f", cluster.repo.resolve("examples/detector-and-batch").toString())
+        .check();
+    cluster.kubectl("rollout", "status", "-n", ns, "deployment/detector", "--timeout=180s").check();
+    String before = pod(cluster, "app=detector").getMetadata().getUid();
+    cluster.kubectl("rollout", "restart", "-n", ns, "deployment/detector").check();
+    cluster.kubectl("rollout", "status", "-n", ns, "deployment/detector", "--timeout=180s").check();
+    assertThat(pod(cluster, "app=detector").getMetadata().getUid()).isNotEqualTo(before);
+    cluster
+        .kubectl(
+            "delete",
+            "-n",
+            ns,
+            "-f",
+            cluster.repo.resolve("examples/detector-and-batch").toString(),
+            "--wait=true")
+        .check();
+  }
+
+  @Test
+  void aStatefulSetPodMadeAgainUnderItsNameGetsItsSliceAgainWithinAMinute(TestCluster cluster)
+      throws Exception {
+    // A template name of 253 characters, the most a name may have; the pod's claim name is
+    // shortened.
+    String template = "t".repeat(253);
+    cluster
+        .kubectl("apply", "-n", ns, "-f", "-")
+        .check(
+            """
+        apiVersion: smslice.io/v1alpha1
+        kind: SliceClaimTemplate
+        metadata: {name: %s}
+        spec:
+          spec: {sms: 8, memory: 1Gi, isolation: Compute}
+        ---
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: store}
+        spec:
+          replicas: 1
+          serviceName: store
+          selector: {matchLabels: {app: store}}
+          template:
+            metadata:
+              labels: {app: store}
+              annotations: {smslice.io/claim-template: %s}
+            spec:
+              terminationGracePeriodSeconds: 5
+              containers:
+              - {name: detector, image: "ghcr.io/smslice/examples:0.1.0", args: [detector]}
+        """
+                .formatted(template, template));
+    Pod first = running(cluster, "store-0", null);
+    cluster.kubectl("delete", "pod", "-n", ns, "store-0", "--wait=true").check();
+    Pod again = running(cluster, "store-0", first.getMetadata().getUid());
+    String claim = again.getMetadata().getAnnotations().get("smslice.io/claim");
+    SliceClaim bound =
+        cluster.client.resources(SliceClaim.class).inNamespace(ns).withName(claim).get();
+    assertThat(bound.getStatus().getPhase()).isEqualTo(Phase.Bound);
+    assertThat(bound.getMetadata().getOwnerReferences().getFirst().getUid())
+        .isEqualTo(again.getMetadata().getUid());
+  }
+
+  @Test
+  void aTemplateNameTooLongForItsClaimsLabelIsRefusedAtAdmission(TestCluster cluster)
+      throws Exception {
+    var result =
+        cluster
+            .kubectl("apply", "-n", ns, "-f", "-")
+            .run(
+                """
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: too-long
+          annotations: {smslice.io/claim-template: %s}
+        spec:
+          containers:
+          - {name: detector, image: "ghcr.io/smslice/examples:0.1.0", args: [detector]}
+        """
+                    .formatted("t".repeat(64)));
+    assertThat(result.ok()).isFalse();
+    assertThat(result.stderr())
+        .contains("denied the request", "names a SliceClaimTemplate of 64 characters");
+  }
+
+  @Test
+  void aClaimNamedAtTheMaximumLengthServesItsPod(TestCluster cluster) throws Exception {
+    String name = "c".repeat(253);
+    cluster
+        .kubectl("apply", "-n", ns, "-f", "-")
+        .check(
+            """
+        apiVersion: smslice.io/v1alpha1
+        kind: SliceClaim
+        metadata: {name: %s}
+        spec: {sms: 8, memory: 1Gi, isolation: Compute}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata:
+          name: longest
+          annotations: {smslice.io/claim: %s}
+        spec:
+          containers:
+          - {name: detector, image: "ghcr.io/smslice/examples:0.1.0", args: [detector]}
+        """
+                .formatted(name, name));
+    running(cluster, "longest", null);
+    Wait.until(
+        Duration.ofMinutes(2),
+        "the long-named claim's pod running kernels",
+        () ->
+            cluster
+                .kubectl("logs", "-n", ns, "longest")
+                .run()
+                .stdout()
+                .lines()
+                .anyMatch(l -> l.matches(".*launches=[1-9].*")));
+  }
+
+  private static Pod pod(TestCluster cluster, String selector) {
+    return cluster
+        .client
+        .pods()
+        .inNamespace(ns)
+        .withLabelSelector(selector)
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** Waits (a minute) for the named pod to run, a new one when {@code notUid} is given. */
+  private static Pod running(TestCluster cluster, String name, String notUid) {
+    Wait.until(
+        Duration.ofSeconds(notUid == null ? 180 : 60),
+        "pod " + name + " Running",
+        () -> {
+          Pod p = cluster.client.pods().inNamespace(ns).withName(name).get();
+          return p != null
+              && "Running".equals(p.getStatus().getPhase())
+              && (notUid == null || !notUid.equals(p.getMetadata().getUid()));
+        });
+    return cluster.client.pods().inNamespace(ns).withName(name).get();
+  }
+}
