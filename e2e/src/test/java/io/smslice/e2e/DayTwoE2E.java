@@ -152,16 +152,7 @@ class DayTwoE2E {
         """
                 .formatted(name, name));
     running(cluster, "longest", null);
-    Wait.until(
-        Duration.ofMinutes(2),
-        "the long-named claim's pod running kernels",
-        () ->
-            cluster
-                .kubectl("logs", "-n", ns, "longest")
-                .run()
-                .stdout()
-                .lines()
-                .anyMatch(l -> l.matches(".*launches=[1-9].*")));
+    Tenants.awaitKernels(cluster, ns, "longest", Duration.ofMinutes(10));
   }
 
   private static Pod pod(TestCluster cluster, String selector) {

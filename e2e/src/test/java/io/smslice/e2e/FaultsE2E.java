@@ -154,13 +154,7 @@ class FaultsE2E {
         .kubectl(
             "wait", "-n", ns, "--for=condition=Ready", "--timeout=180s", "slc/steady", "slc/later")
         .check();
-    Wait.until(
-        Duration.ofMinutes(2),
-        "the detector running kernels after the node side restarted",
-        () -> {
-          String log = cluster.kubectl("logs", "-n", ns, "steady", "--since=20s").run().stdout();
-          return log.lines().anyMatch(l -> l.matches(".*launches=[1-9].*"));
-        });
+    Tenants.awaitKernels(cluster, ns, "steady", Duration.ofSeconds(20));
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.smslice.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.smslice.e2e.cluster.Command;
-import io.smslice.e2e.cluster.Wait;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,13 +61,7 @@ class PodSecurityE2E {
             args: [detector]
             securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
         """);
-    Wait.until(
-        Duration.ofMinutes(3),
-        "the restricted pod running kernels",
-        () -> {
-          String log = cluster.kubectl("logs", "-n", ns, "strict").run().stdout();
-          return log.lines().anyMatch(l -> l.matches(".*launches=[1-9].*"));
-        });
+    Tenants.awaitKernels(cluster, ns, "strict", Duration.ofMinutes(10));
   }
 
   @Test

@@ -135,14 +135,7 @@ class UserPathE2E {
                 "/run/smslice/tenant.env")
             .check();
     assertThat(tenantEnv).contains("SMSLICE_CLAIM=" + ns + "/detector", "CUDA_MPS_PIPE_DIRECTORY=");
-    Wait.until(
-        Duration.ofMinutes(2),
-        "the detector reporting launches",
-        () -> {
-          String log =
-              cluster.kubectl("logs", "-n", ns, pod.getMetadata().getName()).run().stdout();
-          return log.lines().anyMatch(l -> l.matches(".*launches[ =:]+[1-9].*"));
-        });
+    Tenants.awaitKernels(cluster, ns, pod.getMetadata().getName(), Duration.ofMinutes(10));
   }
 
   private static Pod runningPod(TestCluster cluster, String selector) {
