@@ -199,35 +199,60 @@ class FaultsE2E {
         .run();
     apply.join();
 
+    // A standby takes the Lease over once the killed leader's has run out.
+    Wait.until(
+        Duration.ofMinutes(2),
+        "another replica holding the Lease",
+        () -> {
+          String holder = leaseHolder(cluster);
+          return !holder.isEmpty() && !holder.equals(leader);
+        });
     // One simulated H200: 15 groups of 8 SMs and one of 12, so 16 claims fit; the rest stay
     // Pending.
-    Wait.until(
-        Duration.ofMinutes(3),
-        "a new leader binding all 16 claims that fit",
-        () -> bound(cluster).size() == 16);
+    Wait.until(Duration.ofMinutes(3), "16 claims Bound", () -> bound(cluster).size() == 16);
     assertThat(cluster.client.resources(SliceClaim.class).inNamespace(ns).list().getItems())
         .hasSize(200);
     Map<String, List<Integer>> late = bindings(cluster);
     assertThat(late).containsAllEntriesOf(early);
+    assertDisjoint(late);
+
+    // The new leader places: freeing four slices lets four Pending claims have them.
+    List<String> freed = late.keySet().stream().sorted().limit(4).toList();
+    for (String name : freed) {
+      cluster.kubectl("delete", "slc", "-n", ns, name, "--wait=true").check();
+    }
+    Wait.until(
+        Duration.ofMinutes(2),
+        "the new leader binding four Pending claims in their place",
+        () -> {
+          Map<String, List<Integer>> now = bindings(cluster);
+          return now.size() == 16 && now.keySet().stream().noneMatch(freed::contains);
+        });
+    assertDisjoint(bindings(cluster));
+  }
+
+  private static String leaseHolder(TestCluster cluster) throws Exception {
+    return cluster
+        .kubectl(
+            "get",
+            "lease",
+            "-n",
+            Install.NAMESPACE,
+            "smslice-operator-leader",
+            "-o",
+            "jsonpath={.spec.holderIdentity}")
+        .check()
+        .strip();
+  }
+
+  private static void assertDisjoint(Map<String, List<Integer>> bindings) {
     Set<Integer> groups = new HashSet<>();
-    late.values()
+    bindings
+        .values()
         .forEach(
             g ->
                 g.forEach(
                     id -> assertThat(groups.add(id)).as("group %d bound twice", id).isTrue()));
-    assertThat(
-            cluster
-                .kubectl(
-                    "get",
-                    "lease",
-                    "-n",
-                    Install.NAMESPACE,
-                    "smslice-operator-leader",
-                    "-o",
-                    "jsonpath={.spec.holderIdentity}")
-                .check()
-                .strip())
-        .isNotEqualTo(leader);
   }
 
   private static List<SliceClaim> bound(TestCluster cluster) {

@@ -40,9 +40,15 @@ class HelmLifecycleE2E {
         .check();
     Binding before = binding(cluster);
 
+    // As docs/install.md says: helm 4 applied the CRDs server-side, so taking them over needs
+    // --force-conflicts.
     cluster
         .kubectl(
-            "apply", "--server-side", "-f", cluster.repo.resolve("charts/smslice/crds").toString())
+            "apply",
+            "--server-side",
+            "--force-conflicts",
+            "-f",
+            cluster.repo.resolve("charts/smslice/crds").toString())
         .check();
     List<String> upgrade =
         new ArrayList<>(

@@ -87,24 +87,24 @@ class NodePoliciesE2E {
 
   @Test
   void theNodeSideWritesOnlyItsOwnSliceNode(TestCluster cluster) {
-    assertThat(asNodeSide.resources(SliceNode.class).withName(TestCluster.NODE).get()).isNotNull();
-    assertThatThrownBy(
-            () ->
-                asNodeSide
-                    .resources(SliceNode.class)
-                    .withName(OTHER)
-                    .edit(
-                        n -> {
-                          n.getMetadata().getLabels().put("stolen", "true");
-                          return n;
-                        }))
-        .hasMessageContaining(
-            "the smslice node on "
-                + TestCluster.NODE
-                + " may write only the SliceNode "
-                + TestCluster.NODE
-                + ", not "
-                + OTHER);
+    String refusal =
+        "the smslice node on "
+            + TestCluster.NODE
+            + " may write only the SliceNode "
+            + TestCluster.NODE
+            + ", not ";
+    SliceNode own = asNodeSide.resources(SliceNode.class).withName(TestCluster.NODE).get();
+    assertThat(own).isNotNull();
+    // Its RBAC allows create and status updates of any SliceNode; the policy narrows both to its
+    // own.
+    SliceNode third = new SliceNode();
+    third.getMetadata().setName("third-gpu-node");
+    assertThatThrownBy(() -> asNodeSide.resources(SliceNode.class).resource(third).create())
+        .hasMessageContaining(refusal + "third-gpu-node");
+    SliceNode other = cluster.client.resources(SliceNode.class).withName(OTHER).get();
+    other.setStatus(own.getStatus());
+    assertThatThrownBy(() -> asNodeSide.resources(SliceNode.class).resource(other).updateStatus())
+        .hasMessageContaining(refusal + OTHER);
   }
 
   @Test
