@@ -15,7 +15,7 @@ rm -rf "$bundle/agent" "$bundle/lib" "$bundle/verify"
 mkdir -p "$bundle/agent" "$bundle/lib"
 cp device-plugin/agent/target/dependency/*.jar device-plugin/agent/target/smslice-agent-*.jar \
   device-plugin/gpu/target/smslice-gpu-*.jar device-plugin/client/target/smslice-client-*.jar \
-  device-plugin/node/target/smslice-node-*.jar "$bundle/agent/"
+  device-plugin/node/target/smslice-node-*.jar crds/target/smslice-crds-*.jar "$bundle/agent/"
 cp device-plugin/interposer/target/classes/native/linux-x86-64/libsmslice-interposer.so "$bundle/lib/"
 cp -r device-plugin/interposer/verify "$bundle/verify"
 rm -rf "$bundle/verify/results"
