@@ -138,7 +138,8 @@ def _torch_step(torch, model, inputs, graph):
                     model(*inputs)
 
                 def replay():
-                    g.replay()
+                    with torch.cuda.stream(s):  # a replay runs on the current stream
+                        g.replay()
                     s.synchronize()
                 return replay, "torch, CUDA graph"
             except Exception as e:  # not capturable (host sync, dynamic shapes): run it eagerly

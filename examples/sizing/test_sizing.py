@@ -182,5 +182,57 @@ class SweepTest(unittest.TestCase):
                 cluster_sweep.measure_one(cluster_sweep.Kubectl("ml", str(kubectl)), PLAN, 8, 5)
 
 
+class StreamTorch:
+    """Stands in for torch's CUDA streams and graphs: it records the stream each graph replay is
+    launched on (torch launches a replay on the current stream) and each stream waited for."""
+
+    def __init__(self):
+        self.current, self.replayed_on, self.synchronized = "default", [], []
+        torch = self
+
+        class Stream:
+            def wait_stream(self, other):
+                pass
+
+            def synchronize(self):
+                torch.synchronized.append(self)
+
+        class CUDAGraph:
+            def replay(self):
+                torch.replayed_on.append(torch.current)
+
+        class Cuda:
+            pass
+        self.cuda = Cuda()
+        self.cuda.Stream, self.cuda.CUDAGraph = Stream, CUDAGraph
+        self.cuda.current_stream = lambda: self.current
+        self.cuda.stream = self._use
+        self.cuda.graph = lambda g, stream: self._use(stream)
+        self.cuda.synchronize = lambda: None
+        self.inference_mode = lambda: self._use(self.current)
+
+    def _use(self, stream):
+        torch, before = self, self.current
+
+        class Use:
+            def __enter__(self):
+                torch.current = stream
+
+            def __exit__(self, *exc):
+                torch.current = before
+        return Use()
+
+
+class TorchStepTest(unittest.TestCase):
+    def test_a_graph_step_waits_for_the_replay_it_launched(self):
+        torch = StreamTorch()
+        run_once, how = load_model._torch_step(torch, lambda *x: None, (), graph=True)
+        self.assertEqual(how, "torch, CUDA graph")
+        run_once()
+        self.assertEqual(len(torch.replayed_on), 1)
+        # the step's time must include the graph's work: it waits for the stream it launched on
+        self.assertIs(torch.synchronized[-1], torch.replayed_on[0])
+
+
 if __name__ == "__main__":
     unittest.main()
