@@ -146,8 +146,13 @@ class NodeSliceNodePolicyTest {
   @Test
   void canBeTurnedOff() {
     RenderedChart off = Chart.render(Map.of("rbac.nodeOwnSliceNodeOnly", false));
-    assertThat(off.all(ValidatingAdmissionPolicy.class)).isEmpty();
-    assertThat(off.all(ValidatingAdmissionPolicyBinding.class)).isEmpty();
+    // Only the node's two policies go; the claim-name policy is not about node tokens.
+    assertThat(off.all(ValidatingAdmissionPolicy.class))
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("smslice-claim-name-length");
+    assertThat(off.all(ValidatingAdmissionPolicyBinding.class))
+        .extracting(p -> p.getMetadata().getName())
+        .containsExactly("smslice-claim-name-length");
   }
 
   /** A Node as the API server passes it to admission, labels and spec given. */

@@ -65,9 +65,9 @@ class DayTwoE2E {
   @Test
   void aStatefulSetPodMadeAgainUnderItsNameGetsItsSliceAgainWithinAMinute(TestCluster cluster)
       throws Exception {
-    // A template name of 253 characters, the most a name may have; the pod's claim name is
-    // shortened.
-    String template = "t".repeat(253);
+    // A template name of 63 characters, the most the webhook takes (its claims carry it as a
+    // label).
+    String template = "t".repeat(63);
     cluster
         .kubectl("apply", "-n", ns, "-f", "-")
         .check(
@@ -131,7 +131,19 @@ class DayTwoE2E {
 
   @Test
   void aClaimNamedAtTheMaximumLengthServesItsPod(TestCluster cluster) throws Exception {
-    String name = "c".repeat(253);
+    // With the longest namespace, the longest claim name the ledger key <namespace>.<name> holds.
+    String name = "c".repeat(252 - LONG_NS.length());
+    var refused =
+        cluster
+            .kubectl("apply", "-n", ns, "-f", "-")
+            .run(
+                "apiVersion: smslice.io/v1alpha1\nkind: SliceClaim\nmetadata: {name: "
+                    + name
+                    + "c}\n"
+                    + "spec: {sms: 8, memory: 1Gi, isolation: Compute}\n");
+    assertThat(refused.ok()).isFalse();
+    assertThat(refused.stderr())
+        .contains("namespace and name together may have at most 252 characters");
     cluster
         .kubectl("apply", "-n", ns, "-f", "-")
         .check(

@@ -41,7 +41,7 @@ final class PerPodClaims {
               "ClaimTemplateNotFound",
               "SliceClaimTemplate " + ns + "/" + template + " does not exist; the pod waits"));
     }
-    String name = claimName(pod.getMetadata().getName());
+    String name = claimName(pod.getMetadata().getName(), ns);
     SliceClaim claim = new SliceClaim();
     claim.setMetadata(
         new ObjectMetaBuilder()
@@ -93,19 +93,22 @@ final class PerPodClaims {
     return Optional.empty();
   }
 
-  /** {@code <pod>-slice}, shortened with a digest when that is no valid object name. */
-  static String claimName(String pod) {
+  /**
+   * {@code <pod>-slice}, shortened with a digest of the pod's name when it would not fit: the
+   * allocation ledger records each claim under {@code <namespace>.<name>}, a ConfigMap key of at
+   * most 253 characters.
+   */
+  static String claimName(String pod, String namespace) {
     String plain = pod + "-slice";
-    if (plain.length() <= 253) {
+    int limit = 252 - namespace.length();
+    if (plain.length() <= limit) {
       return plain;
     }
     try {
       byte[] digest =
           MessageDigest.getInstance("SHA-256").digest(pod.getBytes(StandardCharsets.UTF_8));
-      return pod.substring(0, 200).replaceAll("[.-]+$", "")
-          + "-"
-          + HexFormat.of().formatHex(digest, 0, 8)
-          + "-slice";
+      String suffix = "-" + HexFormat.of().formatHex(digest, 0, 8) + "-slice";
+      return pod.substring(0, limit - suffix.length()).replaceAll("[.-]+$", "") + suffix;
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
