@@ -13,6 +13,8 @@ import io.smslice.node.metrics.MetricsServer;
 import io.smslice.node.nvml.NativeNvml;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.nvml.SimulatedNvml;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -61,26 +63,35 @@ public final class NodeMain {
     NodeConfig config = loader.load(label);
     LOG.info("configuration from " + config.source() + ": " + config);
 
-    GpuBackend backend = Backends.open(config.backend().configName());
-    Nvml nvml =
-        backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
-    LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
-    NodeWithAgent node = NodeWithAgent.start(config, nodeName, client, backend, nvml);
-    node.side().plugins().onPermanentRefusal(NodeMain::cannotStart);
-    MetricsServer metricsServer = new MetricsServer(config.metricsPort(), node.metrics());
+    // The hook is in place before anything starts, and waits for the start to finish: a SIGTERM
+    // that arrives mid-start (a pod deleted while it starts) still removes the plugin sockets.
+    Object startup = new Object();
+    Deque<AutoCloseable> opened = new ArrayDeque<>(List.of(client));
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             Thread.ofPlatform()
                 .unstarted(
                     () -> {
-                      node.close();
-                      metricsServer.close();
-                      nvml.close();
-                      backend.close();
-                      client.close();
-                      stopped.countDown();
+                      synchronized (startup) {
+                        opened.forEach(NodeMain::closeQuietly);
+                        stopped.countDown();
+                      }
                     }));
+    MetricsServer metricsServer;
+    synchronized (startup) {
+      GpuBackend backend = Backends.open(config.backend().configName());
+      opened.push(backend);
+      Nvml nvml =
+          backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
+      opened.push(nvml);
+      LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
+      NodeWithAgent node = NodeWithAgent.start(config, nodeName, client, backend, nvml);
+      opened.push(node);
+      node.side().plugins().onPermanentRefusal(NodeMain::cannotStart);
+      metricsServer = new MetricsServer(config.metricsPort(), node.metrics());
+      opened.push(metricsServer);
+    }
     LOG.info(
         "smslice node "
             + version()
@@ -90,6 +101,14 @@ public final class NodeMain {
             + metricsServer.port()
             + "/metrics");
     stopped.await();
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warning("stopping " + c.getClass().getSimpleName() + ": " + e);
+    }
   }
 
   private static Optional<String> configLabel(KubernetesClient client, String nodeName) {
