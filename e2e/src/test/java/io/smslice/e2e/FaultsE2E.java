@@ -182,18 +182,7 @@ class FaultsE2E {
                 });
     Wait.until(Duration.ofMinutes(2), "some claims Bound", () -> bound(cluster).size() >= 3);
     Map<String, List<Integer>> early = bindings(cluster);
-    String leader =
-        cluster
-            .kubectl(
-                "get",
-                "lease",
-                "-n",
-                Install.NAMESPACE,
-                "smslice-operator-leader",
-                "-o",
-                "jsonpath={.spec.holderIdentity}")
-            .check()
-            .strip();
+    String leader = leaseHolder(cluster);
     cluster
         .kubectl("delete", "pod", "-n", Install.NAMESPACE, leader, "--grace-period=0", "--force")
         .run();
