@@ -43,6 +43,9 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
   /** Kubelets admit a released pod within seconds; the next pod of its kind looks again soon. */
   private static final java.time.Duration ALLOCATE_RECHECK = java.time.Duration.ofSeconds(1);
 
+  /** How often a pod that waits for its per-pod claim looks again. */
+  private static final java.time.Duration PER_POD_RECHECK = java.time.Duration.ofSeconds(2);
+
   private final KubernetesClient client;
   private final EventRecorder events;
   private final PerPodClaims perPodClaims;
@@ -102,10 +105,13 @@ public class ClaimGateReconciler implements Reconciler<Pod> {
     var claimName = SlicePods.claimName(pod);
     String template = annotation(pod, SlicePods.TEMPLATE_ANNOTATION);
     if (claimName.isEmpty() && template != null) {
-      perPodClaims
-          .ensure(pod, template)
-          .ifPresent(w -> events.warning(pod, w.reason(), w.message()));
-      return UpdateControl.noUpdate(); // the annotation's change brings the pod back
+      Optional<PodVerdict.Wait> waiting = perPodClaims.ensure(pod, template);
+      if (waiting.isEmpty()) {
+        return UpdateControl.noUpdate(); // the annotation's change brings the pod back
+      }
+      events.warning(pod, waiting.get().reason(), waiting.get().message());
+      // Neither a template made later nor a predecessor's claim going is an event of this pod.
+      return UpdateControl.<Pod>noUpdate().rescheduleAfter(PER_POD_RECHECK);
     }
     if (claimName.isEmpty()) {
       return UpdateControl.noUpdate();

@@ -66,11 +66,20 @@ final class PerPodClaims {
         throw e;
       }
       SliceClaim existing = client.resources(SliceClaim.class).inNamespace(ns).withName(name).get();
-      boolean ours =
-          existing != null
-              && existing.getMetadata().getOwnerReferences().stream()
-                  .anyMatch(o -> pod.getMetadata().getUid().equals(o.getUid()));
-      if (!ours) {
+      if (existing == null) {
+        return Optional.of(
+            new PodVerdict.Wait(
+                "PredecessorClaimReleasing",
+                "SliceClaim "
+                    + ns
+                    + "/"
+                    + name
+                    + " was being removed; the pod's claim is made next"));
+      }
+      if (!ownedBy(existing, pod.getMetadata().getUid())) {
+        if (predecessorOf(existing, pod)) {
+          return Optional.of(releasePredecessors(existing, pod));
+        }
         return Optional.of(
             new PodVerdict.Wait(
                 "ClaimNameTaken",
@@ -91,6 +100,42 @@ final class PerPodClaims {
               return p;
             });
     return Optional.empty();
+  }
+
+  private static boolean ownedBy(SliceClaim claim, String uid) {
+    return claim.getMetadata().getOwnerReferences().stream().anyMatch(o -> uid.equals(o.getUid()));
+  }
+
+  /**
+   * A claim made for an earlier pod of the same name (a StatefulSet's pod deleted and made again):
+   * its controller is a Pod of this name with another uid, so that pod is gone, and the garbage
+   * collector removes the claim in its own time.
+   */
+  private static boolean predecessorOf(SliceClaim claim, Pod pod) {
+    return claim.getMetadata().getOwnerReferences().stream()
+        .anyMatch(
+            o ->
+                Boolean.TRUE.equals(o.getController())
+                    && "v1".equals(o.getApiVersion())
+                    && "Pod".equals(o.getKind())
+                    && pod.getMetadata().getName().equals(o.getName())
+                    && !pod.getMetadata().getUid().equals(o.getUid()));
+  }
+
+  /** Deletes the predecessor's claim now instead of waiting for the garbage collector. */
+  private PodVerdict.Wait releasePredecessors(SliceClaim claim, Pod pod) {
+    if (claim.getMetadata().getDeletionTimestamp() == null) {
+      client.resource(claim).delete();
+    }
+    return new PodVerdict.Wait(
+        "PredecessorClaimReleasing",
+        "SliceClaim "
+            + claim.getMetadata().getNamespace()
+            + "/"
+            + claim.getMetadata().getName()
+            + " of an earlier pod named "
+            + pod.getMetadata().getName()
+            + " is being released; this pod's own claim is made once it is gone");
   }
 
   /**

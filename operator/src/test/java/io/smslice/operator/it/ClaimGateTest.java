@@ -271,4 +271,98 @@ class ClaimGateTest {
         .doesNotContainAnyElementsOf(
             Cluster.get(client, "rep-b-slice").getStatus().getBinding().getSmGroups());
   }
+
+  private void template(String name, String product) {
+    var template = new io.smslice.api.v1alpha1.claim.SliceClaimTemplate();
+    template.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withName(name)
+            .withNamespace(NS)
+            .build());
+    template.setSpec(new io.smslice.api.v1alpha1.claim.SliceClaimTemplateSpec());
+    template.getSpec().setSpec(claim("unused", 8, product).getSpec());
+    client.resource(template).create();
+  }
+
+  private void templatePod(String name, String template) {
+    client
+        .resource(
+            new PodBuilder(gated(name, "unused", 8))
+                .editMetadata()
+                .withAnnotations(Map.of(SlicePods.TEMPLATE_ANNOTATION, template))
+                .endMetadata()
+                .build())
+        .create();
+  }
+
+  /** Whether the claim is owned by the pod of that name as it is now (the mock assigns uids). */
+  private boolean ownedByPod(String claim, String podName) {
+    Pod p = pod(podName);
+    if (p == null) {
+      return false;
+    }
+    String uid = p.getMetadata().getUid();
+    var c =
+        client
+            .resources(io.smslice.api.v1alpha1.claim.SliceClaim.class)
+            .inNamespace(NS)
+            .withName(claim)
+            .get();
+    return c != null
+        && c.getMetadata().getOwnerReferences().stream().anyMatch(o -> uid.equals(o.getUid()));
+  }
+
+  /**
+   * A StatefulSet's pod deleted and made again under its name meets the claim of its predecessor
+   * (the garbage collector has not removed it yet, or, as here, there is none): the claim is
+   * released and the new pod gets one of its own.
+   */
+  @Test
+  void aPodMadeAgainUnderItsNameGetsItsOwnClaimInPlaceOfItsPredecessors() {
+    sliceNode(client, "heir-1", Instant.now(), h200("GPU-heir-1", 0, "P-heir"));
+    template("heir", "P-heir");
+    var predecessor = claim("heir-0-slice", 8, "P-heir");
+    predecessor
+        .getMetadata()
+        .setOwnerReferences(
+            java.util.List.of(
+                new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                    .withApiVersion("v1")
+                    .withKind("Pod")
+                    .withName("heir-0")
+                    .withUid("uid-heir-gone")
+                    .withController(true)
+                    .build()));
+    client.resource(predecessor).create();
+    awaitPhase(client, "heir-0-slice", Phase.Bound);
+
+    templatePod("heir-0", "heir");
+    await().atMost(Duration.ofSeconds(30)).until(() -> ownedByPod("heir-0-slice", "heir-0"));
+    awaitPhase(client, "heir-0-slice", Phase.Bound);
+    await().atMost(Duration.ofSeconds(30)).until(() -> released("heir-0"));
+    assertThat(hasEvent("heir-0", "PredecessorClaimReleasing")).isTrue();
+  }
+
+  /** A claim of that name that is not a predecessor's is the user's: kept, and the pod waits. */
+  @Test
+  void aClaimOfThatNameThatBelongsToSomethingElseIsKeptAndThePodWaits() {
+    client.resource(claim("other-0-slice", 8, "P-other")).create();
+    template("other", "P-other");
+    templatePod("other-0", "other");
+    await().atMost(Duration.ofSeconds(30)).until(() -> hasEvent("other-0", "ClaimNameTaken"));
+    assertThat(ownedByPod("other-0-slice", "other-0")).isFalse();
+    assertThat(Cluster.get(client, "other-0-slice").getMetadata().getDeletionTimestamp()).isNull();
+    assertThat(released("other-0")).isFalse();
+  }
+
+  /** The template is made after the pod: the pod looks again and gets its claim. */
+  @Test
+  void aPodWhoseTemplateIsMadeLaterGetsItsClaim() {
+    sliceNode(client, "late-1", Instant.now(), h200("GPU-late-1", 0, "P-late"));
+    templatePod("late-0", "late");
+    await().atMost(Duration.ofSeconds(60)).until(() -> hasEvent("late-0", "ClaimTemplateNotFound"));
+    template("late", "P-late");
+    await().atMost(Duration.ofSeconds(30)).until(() -> ownedByPod("late-0-slice", "late-0"));
+    await().atMost(Duration.ofSeconds(30)).until(() -> released("late-0"));
+  }
 }
