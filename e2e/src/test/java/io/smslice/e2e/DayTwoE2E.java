@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.e2e.cluster.ClusterNode;
 import io.smslice.e2e.cluster.Wait;
 import java.time.Duration;
 import java.util.HashMap;
@@ -49,8 +50,15 @@ class DayTwoE2E {
           "examples/detector-and-batch", List.of("detector"),
           "examples/ensemble", List.of("model-a", "model-b", "model-c", "voter"));
 
+  /** A node without a GPU: the examples' CPU parts (the ensemble's voter) run there. */
+  static final String CPU_NODE = "cpu-node-0";
+
   @Test
   void aRolloutRestartOfEveryExampleDeploymentCompletes(TestCluster cluster) throws Exception {
+    // The local cluster's own node is a tainted GPU node; a real cluster has nodes without GPUs.
+    if (cluster.isLocal() && !cluster.local().hasNode(CPU_NODE)) {
+      cluster.local().addNode(ClusterNode.withoutGpu(CPU_NODE));
+    }
     for (var example : EXAMPLE_DEPLOYMENTS.entrySet()) {
       String folder = cluster.repo.resolve(example.getKey()).toString();
       cluster.kubectl("apply", "-n", ns, "-f", folder).check();

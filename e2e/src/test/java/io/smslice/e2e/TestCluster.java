@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.smslice.e2e.cluster.Binaries;
+import io.smslice.e2e.cluster.ClusterNode;
 import io.smslice.e2e.cluster.Command;
-import io.smslice.e2e.cluster.GpuNode;
 import io.smslice.e2e.cluster.LocalCluster;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -56,7 +56,7 @@ public final class TestCluster implements AutoCloseable {
     LocalCluster local =
         LocalCluster.start(
             bin,
-            GpuNode.asCloudProvidersMakeThem(NODE),
+            ClusterNode.asCloudProvidersMakeThem(NODE),
             Path.of(System.getProperty("smslice.e2e.logs")),
             images);
     return new TestCluster(repo, bin, local.adminKubeconfig(), local);

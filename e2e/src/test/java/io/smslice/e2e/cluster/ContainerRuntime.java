@@ -17,12 +17,22 @@ final class ContainerRuntime {
   private final Binaries bin;
   private final Path dir;
   private final Path socket;
+  private final String podCidr;
+  private final String bridge;
+  private final List<String> prefix;
   private Daemon daemon;
 
-  ContainerRuntime(Binaries bin, Path dir) {
+  /**
+   * @param podCidr the node's pod addresses, on its own bridge
+   * @param prefix what containerd is started under (a node's mount namespace), or nothing
+   */
+  ContainerRuntime(Binaries bin, Path dir, String podCidr, String bridge, List<String> prefix) {
     this.bin = bin;
     this.dir = dir;
     this.socket = dir.resolve("containerd.sock");
+    this.podCidr = podCidr;
+    this.bridge = bridge;
+    this.prefix = List.copyOf(prefix);
   }
 
   String endpoint() {
@@ -36,11 +46,11 @@ final class ContainerRuntime {
         cni.resolve("10-smslice-e2e.conflist"),
         """
         {"cniVersion": "1.0.0", "name": "smslice-e2e", "plugins": [
-          {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+          {"type": "bridge", "bridge": "%s", "isGateway": true, "ipMasq": true, "hairpinMode": true,
            "ipam": {"type": "host-local", "dataDir": "%s", "ranges": [[{"subnet": "%s"}]], "routes": [{"dst": "0.0.0.0/0"}]}},
           {"type": "portmap", "capabilities": {"portMappings": true}}]}
         """
-            .formatted(dir.resolve("cni-ipam"), LocalCluster.POD_CIDR));
+            .formatted(bridge, dir.resolve("cni-ipam"), podCidr));
     Path config = dir.resolve("config.toml");
     Files.writeString(
         config,
@@ -69,13 +79,10 @@ final class ContainerRuntime {
             .formatted(dir, socket, SANDBOX_IMAGE, cni));
     // The shim is found on PATH, next to containerd.
     String path = bin.bin() + ":" + System.getenv("PATH");
-    daemon =
-        new Daemon(
-                "containerd",
-                logs.resolve("containerd.log"),
-                List.of(bin.get("containerd"), "--config", config.toString()),
-                Map.of("PATH", path))
-            .start();
+    List<String> command = new java.util.ArrayList<>(prefix);
+    command.addAll(List.of(bin.get("containerd"), "--config", config.toString()));
+    String name = prefix.isEmpty() ? "containerd" : "containerd-" + bridge;
+    daemon = new Daemon(name, logs.resolve(name + ".log"), command, Map.of("PATH", path)).start();
     Wait.until(
         Duration.ofSeconds(60),
         "containerd serving on " + socket,

@@ -16,33 +16,40 @@ import java.util.Map;
  */
 public final class LocalCluster implements AutoCloseable {
   static final String SERVICE_CIDR = "10.96.0.0/16";
-  static final String POD_CIDR = "10.244.0.0/24";
+
+  /** Every node's pods are in it: node n has 10.244.n.0/24 on its own bridge. */
+  static final String CLUSTER_CIDR = "10.244.0.0/16";
+
   static final Path STATE = Path.of("/var/lib/smslice-e2e");
 
   /** The kubelet's default root: the chart's default device-plugin path lies under it. */
   static final Path KUBELET_ROOT = Path.of("/var/lib/kubelet");
 
-  /** What the node side leaves on a node (the chart's default host paths). */
+  /** What the node side leaves on a node (the chart's default host paths, the DRA CDI specs). */
   static final List<Path> NODE_SIDE_PATHS =
-      List.of(Path.of("/run/smslice"), Path.of("/var/lib/smslice"));
+      List.of(Path.of("/run/smslice"), Path.of("/var/lib/smslice"), Path.of("/run/cdi"));
 
   private final Binaries bin;
-  private final GpuNode node;
+  private final ClusterNode node;
   private final Path logs;
   private final List<Daemon> daemons = new ArrayList<>();
+  private final List<ClusterNode> moreNodes = new ArrayList<>();
+  private final java.util.Map<String, Daemon> kubelets = new java.util.HashMap<>();
+  private List<Path> images;
+  private String ip;
   private Daemon kubelet;
   private Daemon containerd;
   private Pki pki;
   private ContainerRuntime runtime;
 
-  private LocalCluster(Binaries bin, GpuNode node, Path logs) {
+  private LocalCluster(Binaries bin, ClusterNode node, Path logs) {
     this.bin = bin;
     this.node = node;
     this.logs = logs;
   }
 
   /** Starts the cluster with one node and the given images imported into its container runtime. */
-  public static LocalCluster start(Binaries bin, GpuNode node, Path logs, List<Path> images)
+  public static LocalCluster start(Binaries bin, ClusterNode node, Path logs, List<Path> images)
       throws Exception {
     Host.requireRoot();
     LocalCluster cluster = new LocalCluster(bin, node, logs);
@@ -62,13 +69,14 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   private void boot(List<Path> images) throws Exception {
+    this.images = List.copyOf(images);
     Leftovers.remove(trees());
     Host.enableForwarding();
     Host.shareMounts();
-    String ip = Host.address();
+    ip = Host.address();
     pki = Pki.create(bin, STATE.resolve("pki"), node.name(), ip);
 
-    runtime = new ContainerRuntime(bin, STATE.resolve("containerd"));
+    runtime = new ContainerRuntime(bin, STATE.resolve("containerd"), podCidr(0), "cni0", List.of());
     containerd = runtime.start(logs);
     daemons.add(containerd);
     runtime.importImages(images);
@@ -166,45 +174,89 @@ public final class LocalCluster implements AutoCloseable {
         bin.get("kube-proxy"),
         "--kubeconfig=" + pki.path("super-admin.conf"),
         "--proxy-mode=iptables",
-        "--cluster-cidr=" + POD_CIDR,
+        "--cluster-cidr=" + CLUSTER_CIDR,
         "--hostname-override=" + node.name(),
         "--conntrack-max-per-core=0",
         "--metrics-bind-address=127.0.0.1:10249");
 
-    kubelet =
-        daemon(
-            "kubelet",
+    kubelet = startKubelet(node, 0, runtime, pki.file("kubelet.conf"), List.of(), STATE);
+  }
+
+  /**
+   * Adds a node: its own containerd and kubelet in a {@link NodeNamespace} on this machine, with
+   * the same images; returns once it is Ready.
+   */
+  public void addNode(ClusterNode more) throws Exception {
+    int index = moreNodes.size() + 1;
+    moreNodes.add(more);
+    Path dir = STATE.resolve("nodes").resolve(more.name());
+    NodeNamespace ns = NodeNamespace.create(dir);
+    ContainerRuntime own =
+        new ContainerRuntime(
+            bin, dir.resolve("containerd"), podCidr(index), "cni" + index, ns.prefix());
+    daemons.add(own.start(logs));
+    own.importImages(images);
+    Path kubeconfig = pki.kubeletKubeconfig(bin, more.name(), ip, dir.resolve("pki"));
+    kubelets.put(more.name(), startKubelet(more, index, own, kubeconfig, ns.prefix(), dir));
+  }
+
+  private static String podCidr(int node) {
+    return "10.244." + node + ".0/24";
+  }
+
+  /** Node n's kubelet listens on ports of its own (10250 + 20n, healthz 10248 + 20n). */
+  private Daemon startKubelet(
+      ClusterNode which,
+      int index,
+      ContainerRuntime on,
+      Path kubeconfig,
+      List<String> prefix,
+      Path dir)
+      throws Exception {
+    List<String> command = new ArrayList<>(prefix);
+    command.addAll(
+        List.of(
             bin.get("kubelet"),
-            "--config=" + kubeletConfig(),
-            "--kubeconfig=" + pki.path("kubelet.conf"),
-            "--hostname-override=" + node.name(),
-            "--node-ip=" + ip,
-            "--node-labels=" + node.labelFlag());
+            "--config=" + kubeletConfig(which, index, on, dir),
+            "--kubeconfig=" + kubeconfig,
+            "--hostname-override=" + which.name(),
+            "--node-ip=" + ip));
+    if (!which.labels().isEmpty()) {
+      command.add("--node-labels=" + which.labelFlag());
+    }
+    String name = index == 0 ? "kubelet" : "kubelet-" + which.name();
+    Daemon started = new Daemon(name, logs.resolve(name + ".log"), command, Map.of()).start();
+    daemons.add(started);
     Wait.until(
         Duration.ofMinutes(2),
-        "node " + node.name() + " Ready",
-        kubelet,
+        "node " + which.name() + " Ready",
+        started,
         () ->
             "True"
                 .equals(
                     kubectl(
                             "get",
                             "node",
-                            node.name(),
+                            which.name(),
                             "-o",
                             "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}")
                         .run()
                         .stdout()
                         .strip()));
+    return started;
   }
 
-  private String kubeletConfig() throws IOException {
-    Path file = STATE.resolve("kubelet.yaml");
+  private String kubeletConfig(ClusterNode which, int index, ContainerRuntime on, Path dir)
+      throws IOException {
+    Path file = dir.resolve("kubelet.yaml");
+    Files.createDirectories(dir);
     Files.writeString(
         file,
         """
         apiVersion: kubelet.config.k8s.io/v1beta1
         kind: KubeletConfiguration
+        port: %d
+        healthzPort: %d
         authentication:
           anonymous: {enabled: false}
           webhook: {enabled: true}
@@ -224,8 +276,9 @@ public final class LocalCluster implements AutoCloseable {
         serializeImagePulls: false
         resolvConf: /etc/resolv.conf
         """
-                .formatted(pki.path("ca.crt"), runtime.endpoint())
-            + node.taintsYaml());
+                .formatted(
+                    10250 + 20 * index, 10248 + 20 * index, pki.path("ca.crt"), on.endpoint())
+            + which.taintsYaml());
     return file.toString();
   }
 
@@ -235,7 +288,7 @@ public final class LocalCluster implements AutoCloseable {
     return d;
   }
 
-  public GpuNode node() {
+  public ClusterNode node() {
     return node;
   }
 
@@ -250,6 +303,16 @@ public final class LocalCluster implements AutoCloseable {
 
   public Daemon kubelet() {
     return kubelet;
+  }
+
+  /** The kubelet of a node {@link #addNode} added. */
+  public Daemon kubelet(String nodeName) {
+    return kubelets.get(nodeName);
+  }
+
+  /** Whether {@link #addNode} added a node of that name. */
+  public boolean hasNode(String name) {
+    return moreNodes.stream().anyMatch(n -> n.name().equals(name));
   }
 
   public List<Daemon> daemons() {

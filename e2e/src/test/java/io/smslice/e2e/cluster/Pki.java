@@ -12,8 +12,50 @@ record Pki(Path dir) {
 
   static Pki create(Binaries bin, Path dir, String nodeName, String hostIp)
       throws IOException, InterruptedException {
-    String config =
-        """
+    Path file = dir.resolve("kubeadm.yaml");
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Files.writeString(file, config(dir, nodeName, hostIp));
+    Command.of(bin.get("kubeadm"), "init", "phase", "certs", "all", "--config", file.toString())
+        .check();
+    Command.of(
+            bin.get("kubeadm"),
+            "init",
+            "phase",
+            "kubeconfig",
+            "all",
+            "--config",
+            file.toString(),
+            "--kubeconfig-dir",
+            dir.toString())
+        .check();
+    return new Pki(dir);
+  }
+
+  /**
+   * A kubelet kubeconfig for another node (identity system:node:{@code nodeName}, as a kubeadm join
+   * gives it), in its own folder.
+   */
+  Path kubeletKubeconfig(Binaries bin, String nodeName, String hostIp, Path into)
+      throws IOException, InterruptedException {
+    java.nio.file.Files.createDirectories(into);
+    Path file = into.resolve("kubeadm.yaml");
+    java.nio.file.Files.writeString(file, config(dir, nodeName, hostIp));
+    Command.of(
+            bin.get("kubeadm"),
+            "init",
+            "phase",
+            "kubeconfig",
+            "kubelet",
+            "--config",
+            file.toString(),
+            "--kubeconfig-dir",
+            into.toString())
+        .check();
+    return into.resolve("kubelet.conf");
+  }
+
+  private static String config(Path dir, String nodeName, String hostIp) {
+    return """
         apiVersion: kubeadm.k8s.io/v1beta4
         kind: InitConfiguration
         localAPIEndpoint:
@@ -31,24 +73,7 @@ record Pki(Path dir) {
         apiServer:
           certSANs: [127.0.0.1, localhost]
         """
-            .formatted(hostIp, nodeName, dir, hostIp, LocalCluster.SERVICE_CIDR);
-    Path file = dir.resolve("kubeadm.yaml");
-    java.nio.file.Files.createDirectories(dir);
-    java.nio.file.Files.writeString(file, config);
-    Command.of(bin.get("kubeadm"), "init", "phase", "certs", "all", "--config", file.toString())
-        .check();
-    Command.of(
-            bin.get("kubeadm"),
-            "init",
-            "phase",
-            "kubeconfig",
-            "all",
-            "--config",
-            file.toString(),
-            "--kubeconfig-dir",
-            dir.toString())
-        .check();
-    return new Pki(dir);
+        .formatted(hostIp, nodeName, dir, hostIp, LocalCluster.SERVICE_CIDR);
   }
 
   Path file(String name) {

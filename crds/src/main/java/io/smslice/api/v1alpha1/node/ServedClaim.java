@@ -29,6 +29,10 @@ public class ServedClaim {
   @JsonPropertyDescription("Why the node cannot serve the claim, when it cannot.")
   private String message;
 
+  @JsonPropertyDescription(
+      "The SM groups of the GPU the node serves the claim on (its green context), when green.")
+  private java.util.List<Integer> smGroups;
+
   @Min(0)
   @JsonPropertyDescription(
       "Unmodified CUDA processes running in the claim's slice through the interposer.")
@@ -72,6 +76,14 @@ public class ServedClaim {
 
   public void setMessage(String message) {
     this.message = message;
+  }
+
+  public java.util.List<Integer> getSmGroups() {
+    return smGroups;
+  }
+
+  public void setSmGroups(java.util.List<Integer> smGroups) {
+    this.smGroups = smGroups;
   }
 
   public int getTransparentProcesses() {

@@ -20,6 +20,7 @@ public final class ServedClaims {
               c.setGpuUuid(s.gpuUuid());
               c.setServing(s.serving());
               c.setMessage(s.serving() ? null : s.message());
+              c.setSmGroups(s.groups().isEmpty() ? null : s.groups());
               c.setTransparentProcesses(s.processes().size());
               return c;
             })
