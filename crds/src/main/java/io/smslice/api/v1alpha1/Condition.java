@@ -1,11 +1,13 @@
 package io.smslice.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import java.util.Objects;
 
 /** One observation about an object, in the shape of Kubernetes' metav1.Condition. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class Condition {
   @Required
   @JsonPropertyDescription("Kind of observation, in CamelCase, for example Placed or Ready.")

@@ -1,5 +1,6 @@
 package io.smslice.api.v1alpha1.claim;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import io.smslice.api.v1alpha1.node.GpuMode;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Where a claim was placed. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class Binding {
   @Required
   @JsonPropertyDescription("Node the claim is bound to; its pods are scheduled there.")

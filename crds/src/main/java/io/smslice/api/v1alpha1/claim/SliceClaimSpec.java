@@ -1,5 +1,6 @@
 package io.smslice.api.v1alpha1.claim;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
@@ -31,6 +32,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 @ValidationRule(
     value = "self.isolation == oldSelf.isolation",
     message = "spec.isolation cannot change: delete the claim and create a new one")
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SliceClaimSpec {
   @Min(1)
   @Max(1024)

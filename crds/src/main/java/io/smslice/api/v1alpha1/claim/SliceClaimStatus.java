@@ -1,11 +1,13 @@
 package io.smslice.api.v1alpha1.claim;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.smslice.api.v1alpha1.Condition;
 import java.util.ArrayList;
 import java.util.List;
 
 /** What the operator made of a claim. Written only by the operator. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SliceClaimStatus {
   @JsonPropertyDescription("Pending, Bound, Resizing, Failed or Released.")
   private Phase phase;

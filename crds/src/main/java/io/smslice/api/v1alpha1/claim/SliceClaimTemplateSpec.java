@@ -1,10 +1,12 @@
 package io.smslice.api.v1alpha1.claim;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** The spec every claim made from a template gets. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SliceClaimTemplateSpec {
   @Required
   @ValidationRule(

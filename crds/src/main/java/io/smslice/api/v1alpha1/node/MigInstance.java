@@ -1,11 +1,13 @@
 package io.smslice.api.v1alpha1.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.kubernetes.api.model.Quantity;
 
 /** A MIG instance the administrator created on a MIG-mode GPU. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class MigInstance {
   @Required
   @JsonPropertyDescription("MIG profile name as NVML reports it, for example 1g.18gb.")

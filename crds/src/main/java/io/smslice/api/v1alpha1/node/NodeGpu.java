@@ -1,5 +1,6 @@
 package io.smslice.api.v1alpha1.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
@@ -14,6 +15,7 @@ import java.util.List;
 @ValidationRule(
     value = "self.smGroups.all(g, self.smGroups.exists_one(h, h.id == g.id))",
     message = "smGroups ids must be unique")
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class NodeGpu {
   @Required
   @Min(0)

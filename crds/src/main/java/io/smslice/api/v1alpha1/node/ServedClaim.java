@@ -1,5 +1,6 @@
 package io.smslice.api.v1alpha1.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
@@ -8,6 +9,7 @@ import io.fabric8.generator.annotation.Required;
  * How the node serves one claim bound to it: the operator turns this into the claim's Ready
  * condition and holds live resizes that would strand unmodified programs on their old SMs.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class ServedClaim {
   @Required
   @JsonPropertyDescription("Namespace of the claim.")

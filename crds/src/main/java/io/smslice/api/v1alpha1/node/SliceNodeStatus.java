@@ -1,5 +1,6 @@
 package io.smslice.api.v1alpha1.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** What the node side observed on its node, kept current by it. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SliceNodeStatus {
   // Bounded, as each GPU's rules are costed per item by the API server.
   @Size(max = 64)

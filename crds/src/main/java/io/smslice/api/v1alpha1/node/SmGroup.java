@@ -1,11 +1,13 @@
 package io.smslice.api.v1alpha1.node;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 import java.util.Objects;
 
 /** One group of the GPU's single SM split; a slice is a set of groups. */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class SmGroup {
   @Required
   @Min(0)
