@@ -43,7 +43,7 @@ public final class ObservedNode {
     for (String arg : args) {
       String[] kv = arg.split("=", 2);
       if (kv.length != 2) {
-        throw new IllegalArgumentException("smslice: " + arg + " needs a value (--name=value)");
+        throw new IllegalArgumentException(arg + " needs a value (--name=value)");
       }
       switch (kv[0]) {
         case "--port" -> port = Integer.parseInt(kv[1]);
@@ -52,13 +52,13 @@ public final class ObservedNode {
         case "--work" -> work = Path.of(kv[1]).toAbsolutePath();
         default ->
             throw new IllegalArgumentException(
-                "smslice: unknown option "
+                "unknown option "
                     + arg
                     + "; options: --port=N, --seconds=N, --xid-at=N (0: none), --work=DIR");
       }
     }
     if (work == null) {
-      throw new IllegalArgumentException("smslice: --work=DIR is required");
+      throw new IllegalArgumentException("--work=DIR is required");
     }
     run(port, seconds, xidAt, work);
   }
