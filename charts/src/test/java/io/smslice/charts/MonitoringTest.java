@@ -23,9 +23,17 @@ import org.junit.jupiter.api.Test;
 /** ServiceMonitors and the Grafana dashboard, checked against what the code exports. */
 class MonitoringTest {
   private static final Pattern DASHBOARD_METRIC = Pattern.compile("\\b(smslice_[a-z_]+)");
-  // Prometheus text written by hand (node side) and Micrometer meter names (operator).
-  private static final Pattern TEXT_METRIC = Pattern.compile("\"(smslice_[a-z_]+)\"");
+  // Prometheus text written by hand (node side: a name in quotes, or in a HELP or TYPE line) and
+  // Micrometer meter names (operator).
+  private static final Pattern TEXT_METRIC =
+      Pattern.compile("\"(smslice_[a-z_]+)[\"{]|# (?:HELP|TYPE) (smslice_[a-z_]+) ");
   private static final Pattern MICROMETER_METER = Pattern.compile("\"(smslice(\\.[a-z_]+)+)\"");
+  // Labels: written by hand as name=\" in Java source, or Micrometer tags.
+  private static final Pattern TEXT_LABEL = Pattern.compile("([a-z_]+)=\\\\\"");
+  private static final Pattern MICROMETER_TAG =
+      Pattern.compile("\\.tag\\(\"([a-z_]+)\"|Tags\\.of\\(([^;]*)\\)");
+  // Labels every scrape adds, and the histogram's bucket bound.
+  private static final Set<String> PROMETHEUS_LABELS = Set.of("job", "instance", "le");
 
   @Test
   void serviceMonitorsScrapeBothComponentsThroughTheirServices() {
@@ -61,6 +69,85 @@ class MonitoringTest {
     assertThat(exported)
         .as("metrics found in operator/ and device-plugin/ sources")
         .containsAll(used);
+  }
+
+  @Test
+  void dashboardGroupsAndFiltersOnlyByLabelsTheCodeWrites() throws IOException {
+    Set<String> used = new TreeSet<>();
+    for (DashboardQueries.Query q : DashboardQueries.read(dashboardFile())) {
+      used.addAll(q.labels());
+    }
+    Set<String> written = exportedLabels();
+
+    assertThat(used).contains("namespace", "claim", "gpu", "pid", "reason", "priority");
+    assertThat(written)
+        .as("labels found in operator/ and device-plugin/ sources")
+        .containsAll(used);
+  }
+
+  @Test
+  void everyDashboardQueryIsWellFormedPromql() throws IOException {
+    var queries = DashboardQueries.read(dashboardFile());
+
+    assertThat(queries).hasSizeGreaterThan(20);
+    for (DashboardQueries.Query q : queries) {
+      assertThat(DashboardQueries.problems(q.expr())).as(q.panel() + ": " + q.expr()).isEmpty();
+    }
+  }
+
+  @Test
+  void nodeMonitorKeepsTheClaimsNamespaceLabel() {
+    RenderedChart chart = Chart.render("monitoring.yaml");
+    GenericKubernetesResource node =
+        chart.generic("monitoring.coreos.com/v1", "ServiceMonitor").stream()
+            .filter(s -> s.getMetadata().getName().equals("smslice-node"))
+            .findFirst()
+            .orElseThrow();
+    @SuppressWarnings("unchecked")
+    Map<String, Object> endpoint =
+        ((java.util.List<Map<String, Object>>) spec(node).get("endpoints")).getFirst();
+
+    assertThat(endpoint).containsEntry("honorLabels", true);
+  }
+
+  private static Path dashboardFile() {
+    return Chart.dir().resolve("dashboards/smslice-claims.json");
+  }
+
+  private static Set<String> exportedLabels() throws IOException {
+    Set<String> labels = new TreeSet<>(PROMETHEUS_LABELS);
+    for (Path source : javaSources()) {
+      String text = Files.readString(source);
+      Matcher label = TEXT_LABEL.matcher(text);
+      while (label.find()) {
+        labels.add(label.group(1));
+      }
+      Matcher tag = MICROMETER_TAG.matcher(text);
+      while (tag.find()) {
+        if (tag.group(1) != null) {
+          labels.add(tag.group(1));
+        } else {
+          Matcher key = Pattern.compile("\"([a-z_]+)\"").matcher(tag.group(2));
+          while (key.find()) {
+            labels.add(key.group(1));
+          }
+        }
+      }
+    }
+    // Target labels the chart's ServiceMonitors add (the node's: its node name).
+    for (GenericKubernetesResource monitor :
+        Chart.render("monitoring.yaml").generic("monitoring.coreos.com/v1", "ServiceMonitor")) {
+      @SuppressWarnings("unchecked")
+      var endpoints = (java.util.List<Map<String, Object>>) spec(monitor).get("endpoints");
+      for (Map<String, Object> endpoint : endpoints) {
+        @SuppressWarnings("unchecked")
+        var relabelings =
+            (java.util.List<Map<String, Object>>)
+                endpoint.getOrDefault("relabelings", java.util.List.of());
+        relabelings.forEach(r -> labels.add((String) r.get("targetLabel")));
+      }
+    }
+    return labels;
   }
 
   private static void assertScrapes(
@@ -102,7 +189,7 @@ class MonitoringTest {
       String text = Files.readString(source);
       Matcher text1 = TEXT_METRIC.matcher(text);
       while (text1.find()) {
-        names.add(text1.group(1));
+        names.add(text1.group(1) != null ? text1.group(1) : text1.group(2));
       }
       Matcher meter = MICROMETER_METER.matcher(text);
       while (meter.find()) {

@@ -78,7 +78,7 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
    * The agent's claims as the node publishes them, each with the unmodified processes attached to
    * it (the agent's registry of open ATTACH connections).
    */
-  static List<ClaimState> claimStates(Agent agent) {
+  public static List<ClaimState> claimStates(Agent agent) {
     return agent.claimStatuses().stream()
         .map(
             s ->

@@ -12,8 +12,9 @@ import java.util.Map;
 
 /**
  * Per-claim metrics of unmodified programs: processes attached through the interposer (from the
- * agent) and the GPU memory NVML reports for each of them. The claim's SMs are the agent's
- * smslice_claim_sms.
+ * agent), the GPU memory NVML reports for each of them, and ({@link GpuActivityMetrics}) the SM
+ * clock, power and clock-event reasons of the GPUs they run on. The claim's SMs are the agent's
+ * smslice_claim_sms; the guard's holds are the agent's smslice_guard_* series.
  */
 public final class TransparentMetrics {
   private TransparentMetrics() {}
@@ -39,6 +40,7 @@ public final class TransparentMetrics {
         "smslice_claim_transparent_process_memory_bytes",
         "GPU memory of each attached process, as NVML reports it (processes NVML lists only).",
         () -> memory(claims.claims(), nvml));
+    GpuActivityMetrics.register(metrics, nvml);
   }
 
   private static Map<String, Double> memory(List<ClaimState> claims, Nvml nvml) {

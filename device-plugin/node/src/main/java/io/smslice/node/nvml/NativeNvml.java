@@ -217,6 +217,37 @@ public final class NativeNvml implements Nvml {
     return List.copyOf(byPid.values());
   }
 
+  @Override
+  public Optional<GpuActivity> activity(String gpuUuid) {
+    try (Arena arena = Arena.ofConfined()) {
+      MemorySegment out = arena.allocate(ADDRESS);
+      if (nvml.call(nvml.handleByUuid, arena.allocateFrom(gpuUuid), out) != NvmlCalls.SUCCESS) {
+        return Optional.empty();
+      }
+      MemorySegment handle = out.get(ADDRESS, 0);
+      MemorySegment clock = arena.allocate(JAVA_INT);
+      MemorySegment power = arena.allocate(JAVA_INT);
+      MemorySegment reasons = arena.allocate(JAVA_LONG);
+      long mhz =
+          nvml.clockInfo.isPresent()
+                  && nvml.call(nvml.clockInfo.get(), handle, NvmlCalls.CLOCK_SM, clock)
+                      == NvmlCalls.SUCCESS
+              ? Integer.toUnsignedLong(clock.get(JAVA_INT, 0))
+              : -1;
+      long milliwatts =
+          nvml.powerUsage.isPresent()
+                  && nvml.call(nvml.powerUsage.get(), handle, power) == NvmlCalls.SUCCESS
+              ? Integer.toUnsignedLong(power.get(JAVA_INT, 0))
+              : -1;
+      long mask =
+          nvml.clockEventReasons.isPresent()
+                  && nvml.call(nvml.clockEventReasons.get(), handle, reasons) == NvmlCalls.SUCCESS
+              ? reasons.get(JAVA_LONG, 0)
+              : -1;
+      return Optional.of(new GpuActivity(mhz, milliwatts, mask));
+    }
+  }
+
   private List<GpuProcess> processes(
       Arena arena, java.lang.invoke.MethodHandle fn, MemorySegment handle) {
     MemorySegment count = arena.allocate(JAVA_INT);

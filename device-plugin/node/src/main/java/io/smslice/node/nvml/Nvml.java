@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What the node side reads from NVML: the GPUs, their MIG devices and their health. The real
- * implementation is {@link NativeNvml} (libnvidia-ml.so.1 through java.lang.foreign); {@link
- * SimulatedNvml} stands in where there is no GPU.
+ * What the node side reads from NVML: the GPUs, their MIG devices, their health, their processes
+ * and their clocks and power. The real implementation is {@link NativeNvml} (libnvidia-ml.so.1
+ * through java.lang.foreign); {@link SimulatedNvml} stands in where there is no GPU.
  */
 public interface Nvml extends AutoCloseable {
   String driverVersion();
@@ -25,6 +25,9 @@ public interface Nvml extends AutoCloseable {
    * itself included, as NVML lists it). Empty when NVML cannot tell.
    */
   List<GpuProcess> computeProcesses(String gpuUuid);
+
+  /** The GPU's SM clock, power draw and clock-event reasons now; empty when NVML cannot open it. */
+  Optional<GpuActivity> activity(String gpuUuid);
 
   /** Waits up to {@code timeout} for the next critical Xid error of any GPU. */
   Optional<XidEvent> awaitXid(Duration timeout) throws InterruptedException;

@@ -25,6 +25,7 @@ final class NvmlCalls {
   static final int ERROR_GPU_IS_LOST = 15;
 
   static final long EVENT_XID_CRITICAL = 0x8L;
+  static final int CLOCK_SM = 1;
   static final int BUFFER = 96;
 
   private final Linker linker = Linker.nativeLinker();
@@ -58,6 +59,14 @@ final class NvmlCalls {
   final Optional<MethodHandle> computeProcesses;
 
   final Optional<MethodHandle> mpsComputeProcesses;
+
+  /** Clocks and power; optional so that a driver without one still gives the rest. */
+  final Optional<MethodHandle> clockInfo;
+
+  final Optional<MethodHandle> powerUsage;
+
+  /** nvmlDeviceGetCurrentClocksEventReasons, or its older name ...ThrottleReasons. */
+  final Optional<MethodHandle> clockEventReasons;
 
   NvmlCalls(String library) {
     lib = SymbolLookup.libraryLookup(library, Arena.global());
@@ -113,6 +122,15 @@ final class NvmlCalls {
     FunctionDescriptor processes = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
     computeProcesses = optional("nvmlDeviceGetComputeRunningProcesses_v3", processes);
     mpsComputeProcesses = optional("nvmlDeviceGetMPSComputeRunningProcesses_v3", processes);
+    clockInfo =
+        optional(
+            "nvmlDeviceGetClockInfo", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS));
+    powerUsage =
+        optional("nvmlDeviceGetPowerUsage", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    FunctionDescriptor reasons = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+    clockEventReasons =
+        optional("nvmlDeviceGetCurrentClocksEventReasons", reasons)
+            .or(() -> optional("nvmlDeviceGetCurrentClocksThrottleReasons", reasons));
   }
 
   private MethodHandle fn(String symbol, FunctionDescriptor descriptor) {

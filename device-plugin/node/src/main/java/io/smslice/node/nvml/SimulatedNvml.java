@@ -12,13 +12,18 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * NVML for nodes without a GPU (CI, the demo): the GPUs it is given, health problems and Xid errors
- * injected by whoever drives it. It says what it is: its driver version reads "simulated".
+ * injected by whoever drives it. It says what it is: its driver version reads "simulated". Its
+ * clocks and power are {@link #NOMINAL} on every GPU until set: constants, not a model of load.
  */
 public final class SimulatedNvml implements Nvml {
+  /** H200's maximum SM clock (1980 MHz), a steady 100 W and no clock-event reason. */
+  public static final GpuActivity NOMINAL = new GpuActivity(1980, 100_000, 0);
+
   private final List<NvmlGpu> gpus;
   private final Map<String, String> problems = new ConcurrentHashMap<>();
   private final BlockingQueue<XidEvent> xids = new LinkedBlockingQueue<>();
   private final Map<String, List<GpuProcess>> processes = new ConcurrentHashMap<>();
+  private final Map<String, GpuActivity> activity = new ConcurrentHashMap<>();
 
   public SimulatedNvml(List<NvmlGpu> gpus) {
     this.gpus = List.copyOf(gpus);
@@ -55,6 +60,11 @@ public final class SimulatedNvml implements Nvml {
     processes.put(gpuUuid, List.copyOf(list));
   }
 
+  /** Sets the clocks and power a GPU reports. */
+  public void setActivity(String gpuUuid, GpuActivity reading) {
+    activity.put(gpuUuid, reading);
+  }
+
   public void injectXid(String gpuUuid, long xid) {
     xids.add(new XidEvent(gpuUuid, xid));
   }
@@ -77,6 +87,14 @@ public final class SimulatedNvml implements Nvml {
   @Override
   public List<GpuProcess> computeProcesses(String gpuUuid) {
     return processes.getOrDefault(gpuUuid, List.of());
+  }
+
+  @Override
+  public Optional<GpuActivity> activity(String gpuUuid) {
+    if (gpus.stream().noneMatch(g -> g.uuid().equalsIgnoreCase(gpuUuid))) {
+      return Optional.empty();
+    }
+    return Optional.of(activity.getOrDefault(gpuUuid, NOMINAL));
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.smslice.node.health.GpuHealthMonitor;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.mps.ClientFaultRecovery;
 import io.smslice.node.mps.MpsDaemonManager;
+import io.smslice.node.nvml.GpuActivity;
 import io.smslice.node.nvml.GpuProcess;
 import io.smslice.node.nvml.NativeNvml;
 import io.smslice.node.nvml.Nvml;
@@ -277,6 +278,11 @@ public final class FaultRecoveryCheck implements AutoCloseable {
     @Override
     public List<GpuProcess> computeProcesses(String gpuUuid) {
       return nvml.computeProcesses(gpuUuid);
+    }
+
+    @Override
+    public Optional<GpuActivity> activity(String gpuUuid) {
+      return nvml.activity(gpuUuid);
     }
 
     @Override
