@@ -23,16 +23,19 @@ typedef CUresult (*cuEventCreate_fn)(CUevent *, unsigned int);
 typedef CUresult (*cuEventRecord_fn)(CUevent, CUstream);
 typedef CUresult (*cuEventQuery_fn)(CUevent);
 typedef CUresult (*cuEventSynchronize_fn)(CUevent);
+typedef CUresult (*cuEventElapsedTime_fn)(float *, CUevent, CUevent);
+typedef CUresult (*cuEventDestroy_fn)(CUevent);
 typedef CUresult (*cuStreamIsCapturing_fn)(CUstream, int *);
 typedef CUresult (*cuThreadExchangeStreamCaptureMode_fn)(int *);
 typedef CUresult (*cuCtxSetCurrent_real_fn)(CUcontext);
 
 enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
-enum { RING = 1024, POLL_NANOS = 200000, ROLE_NONE = 0 };
+enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0 };
 
 typedef struct {
   CUevent event;
   CUcontext ctx;
+  int behind; /* queued while the launch before it was in flight: their events time this one */
 } tracked;
 
 /* Per process; reset in a forked child, which takes its own slot. */
@@ -49,6 +52,8 @@ static tracked spare[64];       /* completed events, kept for reuse in their con
 static int spare_count;
 static int tracker_started;
 static int64_t window_start, held_in_window;
+static tracked last_done;       /* best-effort: the latest completed launch, the next one's start */
+static int64_t launch_nanos;    /* best-effort: GPU time per launch, a moving mean; 0 unknown */
 
 static int64_t now_nanos(void) {
   struct timespec t;
@@ -184,14 +189,48 @@ static CUresult wait_event(CUevent event) {
   return r;
 }
 
+/* Keeps a completed launch's event for reuse in its context, or destroys it. Caller holds lock. */
+static void keep_spare(tracked done) {
+  if (spare_count < (int)(sizeof spare / sizeof spare[0]))
+    spare[spare_count++] = done;
+  else
+    CALL(cuEventDestroy_fn, "cuEventDestroy_v2", done.event);
+}
+
+/* Best-effort: a launch queued behind the one completed before it ran from that one's event to
+ * its own, so their distance on the GPU's clock is its duration; the mean of such samples is what
+ * the time bound divides by. A launch queued on an idle stream tells nothing and is skipped.
+ * Caller holds lock. */
+static void learn_duration(tracked done) {
+  float ms = 0;
+  if (!done.behind || last_done.event == NULL || last_done.ctx != done.ctx ||
+      CALL(cuEventElapsedTime_fn, "cuEventElapsedTime", &ms, last_done.event, done.event) !=
+          CUDA_SUCCESS ||
+      !(ms >= 0))
+    return;
+  int64_t sample = (int64_t)(ms * 1e6f);
+  /* A sample far over the mean is more likely a gap the check above missed than one launch. */
+  if (launch_nanos != 0 && sample > 16 * launch_nanos) sample = 16 * launch_nanos;
+  launch_nanos = launch_nanos == 0 ? (sample > 0 ? sample : 1)
+                                   : launch_nanos + (sample - launch_nanos) / 32;
+  if (launch_nanos < 1) launch_nanos = 1;
+  STORE(AT(slot, GUARD_SLOT_LAUNCH_NANOS, int32_t),
+        (int32_t)(launch_nanos < INT32_MAX ? launch_nanos : INT32_MAX));
+}
+
 /* Ends the oldest launch in flight, if it is still the one given. Caller holds lock. */
 static void complete_head(uint64_t seq) {
   if (head != seq || head == tail) return;
   tracked done = ring[head % RING];
   head++;
   STORE(AT(slot, GUARD_SLOT_COMPLETED, int64_t), (int64_t)head);
-  if (spare_count < (int)(sizeof spare / sizeof spare[0]))
-    spare[spare_count++] = done;
+  if (role == GUARD_ROLE_BEST_EFFORT) {
+    learn_duration(done);
+    if (last_done.event != NULL) keep_spare(last_done);
+    last_done = done;
+  } else {
+    keep_spare(done);
+  }
   if (head == tail && role == GUARD_ROLE_LATENCY_CRITICAL) publish_busy(0);
   pthread_cond_broadcast(&changed);
 }
@@ -244,16 +283,31 @@ static void drain_oldest(void) {
   complete_head(seq);
 }
 
-/* Best-effort: waits until fewer than the file's depth of its own launches are in flight. */
-static void bound_depth(void) {
-  int32_t depth = LOAD(AT(file, GUARD_BE_DEPTH_OFFSET, int32_t));
-  if (depth < 1) depth = 1;
-  if (depth > RING) depth = RING;
-  pthread_mutex_lock(&lock);
+/* Ends the launches in flight that have completed, oldest first. Caller holds lock. */
+static void complete_finished(void) {
   while (head != tail &&
          CALL(cuEventQuery_fn, "cuEventQuery", ring[head % RING].event) != 600 /* not ready */)
     complete_head(head);
-  while (tail - head >= (uint64_t)depth) drain_oldest();
+}
+
+/* Best-effort: the launches it may keep in flight. With a time bound, as many as fit in it at the
+ * estimated time per launch (two until there is an estimate), within the file's depth. */
+static uint64_t allowed_in_flight(void) {
+  int64_t depth = LOAD(AT(file, GUARD_BE_DEPTH_OFFSET, int32_t));
+  if (depth < 1) depth = 1;
+  if (depth > RING) depth = RING;
+  int64_t budget = LOAD(AT(file, GUARD_BE_INFLIGHT_NANOS_OFFSET, int64_t));
+  if (budget <= 0) return (uint64_t)depth;
+  int64_t fit = launch_nanos == 0 ? 2 : budget / launch_nanos;
+  if (fit < 1) fit = 1;
+  return (uint64_t)(fit < depth ? fit : depth);
+}
+
+/* Best-effort: waits until fewer than the allowed number of its own launches are in flight. */
+static void bound_depth(void) {
+  pthread_mutex_lock(&lock);
+  complete_finished();
+  while (tail - head >= allowed_in_flight()) drain_oldest();
   pthread_mutex_unlock(&lock);
 }
 
@@ -274,15 +328,15 @@ static int critical_busy(int64_t now, int64_t max_hold) {
   return stale ? -1 : 0;
 }
 
-/* Best-effort: holds while latency-critical work is in flight, at most max hold per launch and
+/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per launch and
  * the share of each window. Work in flight longer than max hold no longer holds anyone, so a
  * latency-critical process that died busy holds others once, up to max hold, and never again. */
-static void hold(void) {
+static int hold(void) {
   int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
   int64_t window = LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t));
   int32_t share = LOAD(AT(file, GUARD_SHARE_PERMILLE_OFFSET, int32_t));
   int64_t start = now_nanos(), now = start;
-  if (critical_busy(now, max_hold) != 1) return;
+  if (critical_busy(now, max_hold) != 1) return 0;
   pthread_mutex_lock(&lock);
   if (window <= 0 || start - window_start >= window) window_start = start, held_in_window = 0;
   int64_t budget = window > 0 ? window * share / 1000 - held_in_window : max_hold;
@@ -315,6 +369,7 @@ static void hold(void) {
     if (cut) ADD(AT(slot, GUARD_SLOT_CAP_CUTS, int32_t), 1);
   }
   pthread_mutex_unlock(&lock);
+  return 1;
 }
 
 static int capturing(CUstream stream) {
@@ -328,7 +383,12 @@ guard_ticket guard_before(CUstream stream) {
   if (r == ROLE_NONE || capturing(stream)) return (guard_ticket){0};
   if (r == GUARD_ROLE_BEST_EFFORT) {
     bound_depth();
-    hold();
+    if (hold()) {
+      /* What ran out during the hold must not count as in flight: this launch is not behind it. */
+      pthread_mutex_lock(&lock);
+      complete_finished();
+      pthread_mutex_unlock(&lock);
+    }
   }
   return (guard_ticket){1};
 }
@@ -343,7 +403,9 @@ static CUevent event_for(CUcontext ctx) {
     }
   }
   CUevent e = NULL;
-  CALL(cuEventCreate_fn, "cuEventCreate", &e, EVENT_BLOCKING_SYNC | EVENT_DISABLE_TIMING);
+  /* Best-effort events are timed: the time bound learns from them. */
+  unsigned flags = EVENT_BLOCKING_SYNC | (role == GUARD_ROLE_BEST_EFFORT ? 0 : EVENT_DISABLE_TIMING);
+  CALL(cuEventCreate_fn, "cuEventCreate", &e, flags);
   return e;
 }
 
@@ -361,12 +423,11 @@ void guard_after(guard_ticket ticket, CUstream stream, CUresult launched) {
   CUevent event = event_for(ctx);
   if (event == NULL || CALL(cuEventRecord_fn, "cuEventRecord", event, stream) != CUDA_SUCCESS) {
     /* A stream of another context: this launch is not tracked (the event is kept for reuse). */
-    if (event != NULL && spare_count < (int)(sizeof spare / sizeof spare[0]))
-      spare[spare_count++] = (tracked){event, ctx};
+    if (event != NULL) keep_spare((tracked){event, ctx, 0});
     pthread_mutex_unlock(&lock);
     return;
   }
-  ring[tail % RING] = (tracked){event, ctx};
+  ring[tail % RING] = (tracked){event, ctx, tail != head};
   tail++;
   STORE(AT(slot, GUARD_SLOT_LAUNCHED, int64_t), (int64_t)tail);
   if (role == GUARD_ROLE_LATENCY_CRITICAL) {
@@ -386,6 +447,8 @@ static void forget_in_child(void) {
   opened = role = tracker_started = spare_count = 0;
   head = tail = 0;
   window_start = held_in_window = 0;
+  last_done = (tracked){0};
+  launch_nanos = 0;
 }
 
 __attribute__((constructor)) static void guard_at_load(void) {

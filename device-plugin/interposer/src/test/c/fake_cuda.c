@@ -504,6 +504,10 @@ EXPORT CUresult cuEventSynchronize(CUevent e) {
   }
   return 0;
 }
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  *ms = (float)(end->at - start->at) / 1e6f;
+  return 0;
+}
 EXPORT CUresult cuEventDestroy_v2(CUevent e) {
   free(e);
   return 0;
@@ -644,6 +648,7 @@ static const entry table[] = {
     E("cuEventRecord", cuEventRecord, 2000, 0),
     E("cuEventQuery", cuEventQuery, 2000, 0),
     E("cuEventSynchronize", cuEventSynchronize, 2000, 0),
+    E("cuEventElapsedTime", cuEventElapsedTime, 2000, 0),
     E("cuEventDestroy", cuEventDestroy_v2, 4000, 0),
     E("cuStreamIsCapturing", cuStreamIsCapturing, 10000, 0),
     E("cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode, 10010, 0),
