@@ -143,6 +143,16 @@ public final class GpuGuard implements AutoCloseable {
     putInt(GuardLayout.ENABLED_OFFSET, on ? 1 : 0);
   }
 
+  /**
+   * Sets the best-effort in-flight time bound (zero: the depth alone); tenants read it per launch.
+   */
+  public void setInFlight(Duration inFlight) {
+    if (inFlight.isNegative()) {
+      throw new IllegalArgumentException("the guard's in-flight time must not be negative");
+    }
+    putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, inFlight.toNanos());
+  }
+
   public boolean enabled() {
     return getInt(GuardLayout.ENABLED_OFFSET) == 1;
   }

@@ -10,14 +10,15 @@ import java.time.Duration;
  * phases of the same processes as the node would when claims come and go.
  *
  * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth> [<in-flight ms>]},
- * {@code enable <file> 0|1}, {@code report <file>} (one line per taken slot).
+ * {@code limits <file> <in-flight ms>}, {@code enable <file> 0|1}, {@code report <file>} (one line
+ * per taken slot).
  */
 public final class GuardFileTool {
   private GuardFileTool() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length < 2) {
-      System.err.println("usage: GuardFileTool create|enable|report <file> ...");
+      System.err.println("usage: GuardFileTool create|limits|enable|report <file> ...");
       System.exit(2);
     }
     Path file = Path.of(args[1]);
@@ -32,6 +33,11 @@ public final class GuardFileTool {
                 Duration.ofNanos(args.length > 6 ? (long) (Double.parseDouble(args[6]) * 1e6) : 0));
         try (GpuGuard guard = GpuGuard.create(file, settings)) {
           System.out.println("guard file " + guard.path() + " " + settings);
+        }
+      }
+      case "limits" -> {
+        try (GpuGuard guard = GpuGuard.open(file)) {
+          guard.setInFlight(Duration.ofNanos((long) (Double.parseDouble(args[2]) * 1e6)));
         }
       }
       case "enable" -> {
