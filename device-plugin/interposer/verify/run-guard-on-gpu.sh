@@ -138,6 +138,7 @@ victim_phases() {
     echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
     k=$((k + 1))
   done
+  [ $k = $phases ] || kill $vpid 2>/dev/null # a phase that never began must not wait its timeout
   wait $vpid
   cat "$ctl/out" >> "$log"
   [ -z "$npid" ] || { touch "$work/stop-$label"; wait $npid; }
