@@ -65,9 +65,12 @@ static int64_t now_nanos(void) {
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+/* The driver's function, looked up once per call site: a best-effort process calls several per
+ * launch, and a lookup each time cost it as much CPU time as its launches themselves. */
 #define CALL(fn_type, name, ...)                                        \
   ({                                                                    \
-    fn_type fn_ = (fn_type)real_cuda(name);                             \
+    static void *slot_;                                                 \
+    fn_type fn_ = (fn_type)real_slot(&slot_, name);                     \
     fn_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : fn_(__VA_ARGS__);          \
   })
 
