@@ -306,22 +306,11 @@ static uint64_t allowed_in_flight(void) {
   return (uint64_t)(fit < depth ? fit : depth);
 }
 
-/* Best-effort: at the allowed number of its own launches in flight, waits until half of them are
- * left, so that a tenant running at its bound sleeps once per half a bound of launches rather than
- * at every launch (each wait is a sleep and a wake-up, and CPU time the program's launches lack). */
+/* Best-effort: waits until fewer than the allowed number of its own launches are in flight. */
 static void bound_depth(void) {
   pthread_mutex_lock(&lock);
   complete_finished();
-  uint64_t allowed = allowed_in_flight();
-  if (tail - head >= allowed) {
-    uint64_t keep = allowed / 2;
-    CUevent last = ring[(tail - keep - 1) % RING].event;
-    pthread_mutex_unlock(&lock);
-    wait_event(last); /* work on one stream ends in order: those before it have ended too */
-    pthread_mutex_lock(&lock);
-    complete_finished();
-    while (tail - head > keep) drain_oldest(); /* launches on other streams */
-  }
+  while (tail - head >= allowed_in_flight()) drain_oldest();
   pthread_mutex_unlock(&lock);
 }
 

@@ -265,23 +265,6 @@ class InterposerGuardTest {
   }
 
   @Test
-  void aBestEffortProcessAtItsBoundWaitsUntilHalfOfItIsLeftAndThenLaunchesOnWithoutWaiting()
-      throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 8)) {
-      List<long[]> launches = new Tenant(guard, "BestEffort", 24, 10_000, 0).launches();
-
-      // Launch 8 finds eight in flight and waits until four are left (launch 3 ended, 40 ms);
-      // launches 9-11 then go at once, and launch 12 waits again, for launch 7 (80 ms).
-      long first = launches.getFirst()[2];
-      assertThat(launches.get(8)[3] - first).isGreaterThanOrEqualTo(40 * MS);
-      for (int i = 9; i < 12; i++) {
-        assertThat(launches.get(i)[3] - launches.get(8)[3]).isLessThan(5 * MS);
-      }
-      assertThat(launches.get(12)[3] - first).isGreaterThanOrEqualTo(80 * MS);
-    }
-  }
-
-  @Test
   void aTimeBoundKeepsAsManyLaunchesInFlightAsTheirMeasuredTimeFits() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
       guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 30 * MS);
@@ -294,7 +277,7 @@ class InterposerGuardTest {
       for (int i = 4; i < launches.size(); i++) {
         assertThat(launches.get(i)[3] - first).isGreaterThanOrEqualTo((i - 3) * 10 * MS);
       }
-      assertThat(launches.getLast()[3] - first).isLessThan(250 * MS);
+      assertThat(launches.getLast()[3] - first).isLessThan(190 * MS);
       int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
       assertThat(guard.slotInt(be, GuardLayout.SLOT_LAUNCH_NANOS))
           .as("the estimate, from the launches' events")
