@@ -487,8 +487,11 @@ EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags) {
   *e = calloc(1, sizeof **e);
   return 0;
 }
+static int events_recorded;
+EXPORT int fakecuda_events_recorded(void) { return events_recorded; }
 EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
   NEED_INIT;
+  __atomic_add_fetch(&events_recorded, 1, __ATOMIC_RELAXED);
   if (stream_context(s) == NULL) return FAKE_ERROR_INVALID_CONTEXT;
   pthread_mutex_lock(&timeline_lock);
   e->at = busy_until;

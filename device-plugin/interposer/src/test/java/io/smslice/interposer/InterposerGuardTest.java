@@ -265,6 +265,30 @@ class InterposerGuardTest {
   }
 
   @Test
+  void aBestEffortProcessRecordsOneEventPerQuarterOfItsBoundAndStillKeepsToIt() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 32)) {
+      Tenant tenant = new Tenant(guard, "BestEffort", 96, 2_000, 0);
+      List<long[]> launches = tenant.launches();
+
+      // Depth 32: an event after every eighth launch, so twelve for 96 launches, not 96; and
+      // launch i still returns only once launch i - 32 ended (2 ms kernels, one after another).
+      long events =
+          tenant.lines.stream()
+              .filter(l -> l.startsWith("events "))
+              .mapToLong(l -> Long.parseLong(l.substring(7)))
+              .findFirst()
+              .orElseThrow();
+      assertThat(events).isEqualTo(12);
+      long first = launches.getFirst()[2];
+      for (int i = 40; i < launches.size(); i++) {
+        assertThat(launches.get(i)[3] - first).isGreaterThanOrEqualTo((i - 40) * 2 * MS);
+      }
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotLong(be, GuardLayout.SLOT_LAUNCHED)).isEqualTo(96);
+    }
+  }
+
+  @Test
   void aTimeBoundKeepsAsManyLaunchesInFlightAsTheirMeasuredTimeFits() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
       guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 30 * MS);
