@@ -324,9 +324,9 @@ static void bound_depth(void) {
   pthread_mutex_unlock(&lock);
 }
 
-/* Best-effort: launches an event ends. An event per launch cost a launch-bound training loop
- * 7-35% of its speed on the H200 (guard runs 3-5); one per a quarter of the bound keeps the bound
- * within a quarter of itself. Caller holds lock. */
+/* Best-effort: launches an event ends. One per a quarter of the bound, not one per launch: most
+ * launches then cost a counter, and the bound is still kept within a quarter of itself. Caller
+ * holds lock. */
 static uint64_t launches_per_event(void) {
   uint64_t every = allowed_in_flight() / 4;
   return every < 1 ? 1 : every;
