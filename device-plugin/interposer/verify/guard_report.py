@@ -48,6 +48,8 @@ def f(v, fmt="{:.3f}"):
 
 
 def guard_name(s):
+    if s.startswith("1@"):
+        return f"on, {s[2:]} ms in flight"
     return {"0": "off", "1": "on", "-": "-"}[s]
 
 
@@ -80,31 +82,37 @@ for kind in kinds:
     print(f"## 2. Beside a best-effort `{kind}` neighbour (116-SM claim)")
     print()
     nalone = {r["guard"]: rate(r) for r in rows if r["label"] == "nalone" and r["kind"] == kind}
-    print(f"Neighbour alone (no victim): {f(nalone.get('0'), '{:.1f}')} steps/s with the guard off, "
-          f"{f(nalone.get('1'), '{:.1f}')} on (its depth bound alone).")
+    print(f"Neighbour alone (no victim): {f(nalone.get('0'), '{:.1f}')} steps/s with the guard off; on: "
+          + ", ".join(f"{f(v, '{:.1f}')} ({guard_name(k)})" for k, v in nalone.items() if k != "0")
+          + " (its in-flight bound alone).")
     print()
     print("| phase | guard | victim p50 ms | p99 ms | p99.9 ms | p99 / alone p99 | neighbour steps/s | / neighbour alone | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    by = {"0": [], "1": []}
+    by = {}
     for r in rows:
         if r["label"] != "pair" or r["kind"] != kind:
             continue
         n = rate(r)
         ratio = float(r["p99_ms"]) / base_p99 if base_p99 else None
-        by[r["guard"]].append((ratio, n))
+        by.setdefault(r["guard"], []).append((ratio, n))
         print(f"| {r['phase']} | {guard_name(r['guard'])} | {r['p50_ms']} | {r['p99_ms']} | {r['p999_ms']} | "
               f"{f(ratio, '{:.2f}')} | {f(n, '{:.1f}')} | "
               f"{f(n / nalone['0'] if n and nalone.get('0') else None, '{:.2f}')} | {telemetry(r)} |")
     print()
-    off_n = [n for _, n in by["0"] if n]
-    on_n = [n for _, n in by["1"] if n]
-    keep = statistics.mean(on_n) / statistics.mean(off_n) if off_n and on_n else None
-    off_r = [x for x, _ in by["0"] if x]
-    on_r = [x for x, _ in by["1"] if x]
-    line = (f"`{kind}`: victim p99 / alone unguarded {f(min(off_r) if off_r else None, '{:.2f}')}-"
-            f"{f(max(off_r) if off_r else None, '{:.2f}')}, guarded {f(min(on_r) if on_r else None, '{:.2f}')}-"
-            f"{f(max(on_r) if on_r else None, '{:.2f}')}; neighbour throughput guarded / unguarded (beside the "
-            f"victim) {f(keep, '{:.2f}')}")
+    off_n = [n for _, n in by.get("0", []) if n]
+    off_r = [x for x, _ in by.get("0", []) if x]
+    parts = [f"unguarded p99 / alone {f(min(off_r) if off_r else None, '{:.2f}')}-"
+             f"{f(max(off_r) if off_r else None, '{:.2f}')}"]
+    for state, got in by.items():
+        if state == "0":
+            continue
+        on_n = [n for _, n in got if n]
+        on_r = [x for x, _ in got if x]
+        keep = statistics.mean(on_n) / statistics.mean(off_n) if off_n and on_n else None
+        parts.append(f"{guard_name(state)}: p99 / alone {f(min(on_r) if on_r else None, '{:.2f}')}-"
+                     f"{f(max(on_r) if on_r else None, '{:.2f}')} at {f(keep, '{:.2f}')} of the unguarded "
+                     f"neighbour's throughput")
+    line = f"`{kind}`: " + "; ".join(parts)
     summary.append(line)
     print(line + ".")
     print()
@@ -117,6 +125,23 @@ if summary:
     print()
     for line in summary:
         print(f"- {line}")
+    print()
+
+shared = [r for r in rows if r["label"] in ("mps", "timesliced")]
+if shared:
+    print("## 4. Without green slices: MPS active-thread percentages (victim 12%, neighbour 88%) and "
+          "time-slicing (no MPS), the same victim alone and beside a `train` neighbour")
+    print()
+    print("| setup | victim | p50 ms | p99 ms | p99.9 ms | p99 / own alone | p99 / green alone | neighbour steps/s | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for how in ("mps", "timesliced"):
+        got = [r for r in shared if r["label"] == how]
+        own = float(got[0]["p99_ms"]) if got else None
+        for i, r in enumerate(got):
+            p99 = float(r["p99_ms"])
+            print(f"| {how} | {'alone' if i == 0 else 'beside'} | {r['p50_ms']} | {r['p99_ms']} | {r['p999_ms']} | "
+                  f"{f(p99 / own if own else None, '{:.2f}')} | {f(p99 / base_p99 if base_p99 else None, '{:.2f}')} | "
+                  f"{f(rate(r), '{:.1f}')} | {telemetry(r)} |")
     print()
 
 w = [r for r in rows if r["label"] == "with"]

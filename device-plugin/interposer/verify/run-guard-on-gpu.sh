@@ -8,10 +8,15 @@
 # it on while latency-critical and best-effort claims share a GPU. nvidia-smi (read only) records
 # SM clock and power beside every phase.
 # Run from the bundle prepare-gpu-run.sh made:  bash <bundle>/verify/run-guard-on-gpu.sh [parts]
-#   parts, in the order given: any of alone neighbours overhead (default all three)
+#   parts, in the order given: any of alone neighbours shared overhead (default alone neighbours
+#   overhead); shared: the same victim and a train neighbour without green slices, under MPS with
+#   active-thread percentages (12 / 88) and time-sliced (no MPS), alone and beside each other
 # Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
-# off/on pairs of phases per neighbour, 2), DEPTH (16), MAX_HOLD_MS (10), SHARE (0.5), WINDOW_MS
-# (100), ALTERNATIONS (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540),
+# off/on rounds of phases per neighbour, 2), DEPTH (best-effort launches in flight at most, 512),
+# INFLIGHT_MS (their estimated GPU time in flight at most, 0.5; 0: the depth alone), SWEEP (in-flight
+# bounds, ms, each a guarded phase of every round, default INFLIGHT_MS), MAX_HOLD_MS (10), SHARE
+# (0.5), WINDOW_MS (100), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
+# (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
 # Writes $OUT/guard-verification.md and its logs.
 set -uo pipefail
@@ -26,8 +31,8 @@ lib=$bundle/lib/libsmslice-interposer.so
 md=$out/guard-verification.md
 log=$out/run.log
 FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
-PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-16} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
-WINDOW_MS=${WINDOW_MS:-100} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
+PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-512} INFLIGHT_MS=${INFLIGHT_MS:-0.5} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
+WINDOW_MS=${WINDOW_MS:-100} SWEEP=${SWEEP:-$INFLIGHT_MS} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 note() { echo "$*" | tee -a "$md"; }
@@ -42,7 +47,7 @@ gtool() { "$jre/bin/java" -cp "$bundle/agent/*" io.smslice.agent.verify.GuardFil
   echo "# The interference guard on the H200 GPU machine"
   echo
   echo "Command: \`device-plugin/interposer/verify/run-guard-on-gpu.sh \"$parts\"\` (bundle from prepare-gpu-run.sh)  "
-  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS  "
+  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH INFLIGHT_MS=$INFLIGHT_MS SWEEP=\"$SWEEP\" MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS  "
   echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  "
   echo "Commit measured: $(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)  "
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,mig.mode.current,compute_mode,power.limit --format=csv,noheader)  "
@@ -66,7 +71,7 @@ start_node() {
 stop_node() { touch "$work/agent/stop"; wait $node_pid; }
 
 guard=/dev/shm/smslice-guard-verify
-gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" >>"$log" 2>&1 || note "GuardFileTool create failed"
+gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" "$INFLIGHT_MS" >>"$log" 2>&1 || note "GuardFileTool create failed"
 
 # claim|none, priority|-, command...: an unmodified program as a tenant of the claim; with a
 # priority it gets the guard's two variables, as the node's Allocate gives them.
@@ -74,6 +79,10 @@ tenant() {
   local claim=$1 priority=$2; shift 2
   if [ "$claim" = none ]; then
     env -u LD_PRELOAD "$@"
+  elif [ "${claim#mps}" != "$claim" ]; then # no slice: MPS with an active-thread percentage
+    env -u LD_PRELOAD CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="${claim#mps}" "$@"
+  elif [ "$claim" = timesliced ]; then # no slice, no MPS: the driver time-slices the processes
+    env -u LD_PRELOAD CUDA_MPS_PIPE_DIRECTORY="$work/no-mps" "$@"
   elif [ "$priority" = - ]; then
     ( source "$work/agent/env/$claim.env" && LD_PRELOAD=$lib exec "$@" )
   else
@@ -100,27 +109,49 @@ wait_file() { # file, seconds
 }
 
 # label, kind, neighbour log|-, claim, priority, period ms, guard states...: one victim process,
-# one phase per state (0 guard off, 1 on, - leave it), each phase's line appended to phases.
+# one phase per state (0 guard off, 1 on, 1@MS on with an in-flight bound of MS, - leave it; a
+# state after a "+" first starts the neighbour given as NEIGHBOUR_CLAIM:KIND), each phase's line
+# appended to phases.
 victim_phases() {
   local label=$1 kind=$2 nlog=$3 claim=$4 priority=$5 period=$6; shift 6
   local ctl=$work/ctl-$label-$kind-$RANDOM k=0 state
   mkdir -p "$ctl"
-  tenant "$claim" "$priority" timeout 400 python3 "$here/guard_workloads.py" victim "$FRAMES" $# "$ctl" "$period" > "$ctl/out" 2>>"$log" &
+  local phases=0
+  for state in "$@"; do [ "$state" = + ] || phases=$((phases + 1)); done
+  tenant "$claim" "$priority" timeout 400 python3 "$here/guard_workloads.py" victim "$FRAMES" $phases "$ctl" "$period" > "$ctl/out" 2>>"$log" &
   local vpid=$!
   for _ in $(seq 1 2400); do grep -q victim-ready "$ctl/out" 2>/dev/null && break; kill -0 $vpid 2>/dev/null || break; sleep 0.05; done
   grep -q victim-ready "$ctl/out" 2>/dev/null || echo "victim $label $kind did not start" >> "$log"
+  local npid=
   for state in "$@"; do
     kill -0 $vpid 2>/dev/null || break
-    [ "$state" = - ] || gtool enable "$guard" "$state" >>"$log" 2>&1
+    if [ "$state" = + ]; then
+      start_neighbour "${NEIGHBOUR_CLAIM%%:*}" - "${NEIGHBOUR_CLAIM#*:}" "$work/stop-$label" "$nlog" || break
+      npid=$neighbour_pid
+      continue
+    fi
+    [ "$state" = - ] || gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
+    [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
     touch "$ctl/go-$k"
     while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
     [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
     echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
     k=$((k + 1))
   done
+  [ $k = $phases ] || kill $vpid 2>/dev/null # a phase that never began must not wait its timeout
   wait $vpid
   cat "$ctl/out" >> "$log"
+  [ -z "$npid" ] || { touch "$work/stop-$label"; wait $npid; }
 }
+
+# claim, priority, kind, stop file, log: starts a neighbour and waits until it runs.
+start_neighbour() {
+  tenant "$1" "$2" timeout 600 python3 "$here/guard_workloads.py" neighbour "$3" "$4" "$5" >>"$log" 2>&1 &
+  neighbour_pid=$!
+  wait_file "$4.started" 120 || { note "neighbour $3 ($1) did not start"; kill $neighbour_pid; return 1; }
+}
+
+guarded_states() { local b; echo 0; for b in $SWEEP; do echo "1@$b"; done; }
 
 part_alone() { # the report's part 1: guard off (nothing tracked) and on (tracked and published)
   victim_phases alone - - victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do echo 0 1; done)
@@ -131,19 +162,31 @@ part_neighbours() {
   for kind in $KINDS; do
     [ "$(left)" -gt 90 ] || { note "neighbour $kind skipped: out of time"; continue; }
     local stop=$work/stop-$kind nlog=$work/n-$kind.log
-    tenant neighbour BestEffort timeout 600 python3 "$here/guard_workloads.py" neighbour "$kind" "$stop" "$nlog" >>"$log" 2>&1 &
-    local npid=$!
-    wait_file "$stop.started" 120 || { note "neighbour $kind did not start"; kill $npid; continue; }
+    start_neighbour neighbour BestEffort "$kind" "$stop" "$nlog" || continue
+    local npid=$neighbour_pid
     local state s e
-    for state in 0 1; do
-      gtool enable "$guard" $state >>"$log" 2>&1
+    for state in $(guarded_states); do
+      gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
+      [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
       s=$(date +%s.%N); sleep 5; e=$(date +%s.%N)
       echo "nalone $kind $state $nlog start=$s end=$e" >> "$work/phases"
     done
-    victim_phases pair "$kind" "$nlog" victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do echo 0 1; done)
+    victim_phases pair "$kind" "$nlog" victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do guarded_states; done)
     gtool report "$guard" | sed "s/^/$kind: /" >> "$work/guard-report"
     touch "$stop"
     wait $npid
+  done
+}
+
+part_shared() {
+  # No green slices: the victim alone, then beside a train neighbour, in one victim process each
+  # (SHARED_FRAMES frames a phase: time-sliced frames can take many periods).
+  local how FRAMES=${SHARED_FRAMES:-$FRAMES}
+  for how in mps timesliced; do
+    [ "$(left)" -gt 60 ] || { note "shared $how skipped: out of time"; continue; }
+    local vclaim=mps12 nclaim=mps88
+    [ $how = mps ] || vclaim=timesliced nclaim=timesliced
+    NEIGHBOUR_CLAIM=$nclaim:train victim_phases "$how" train "$work/n-$how.log" "$vclaim" - "$PERIOD_MS" - + -
   done
 }
 
@@ -166,7 +209,7 @@ telemetry_start
 : > "$work/phases"
 for part in $parts; do
   case $part in
-    alone|neighbours|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
+    alone|neighbours|shared|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
     *) note "unknown part $part" ;;
   esac
 done

@@ -23,16 +23,20 @@ typedef CUresult (*cuEventCreate_fn)(CUevent *, unsigned int);
 typedef CUresult (*cuEventRecord_fn)(CUevent, CUstream);
 typedef CUresult (*cuEventQuery_fn)(CUevent);
 typedef CUresult (*cuEventSynchronize_fn)(CUevent);
+typedef CUresult (*cuEventElapsedTime_fn)(float *, CUevent, CUevent);
+typedef CUresult (*cuEventDestroy_fn)(CUevent);
 typedef CUresult (*cuStreamIsCapturing_fn)(CUstream, int *);
 typedef CUresult (*cuThreadExchangeStreamCaptureMode_fn)(int *);
 typedef CUresult (*cuCtxSetCurrent_real_fn)(CUcontext);
 
 enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
-enum { RING = 1024, POLL_NANOS = 200000, ROLE_NONE = 0 };
+enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0 };
 
 typedef struct {
   CUevent event;
   CUcontext ctx;
+  int behind;     /* queued while the event before it was pending: the two time what is between */
+  uint32_t count; /* the launches it ends: since the event before it */
 } tracked;
 
 /* Per process; reset in a forked child, which takes its own slot. */
@@ -43,12 +47,17 @@ static int role;                /* GUARD_ROLE_* or ROLE_NONE */
 static unsigned char *file;     /* the mapped guard file */
 static unsigned char *slot;     /* this process's slot */
 static int64_t token;
-static tracked ring[RING];      /* launches in flight, oldest at head */
+static tracked ring[RING];      /* events of launches in flight, oldest at head */
 static uint64_t head, tail;
+static uint64_t covered;        /* the launches the ring's events end */
+static uint64_t pending;        /* best-effort: launches since its last event, none recorded yet */
+static int64_t launches, completions; /* launches tracked, and of those seen complete */
 static tracked spare[64];       /* completed events, kept for reuse in their context */
 static int spare_count;
 static int tracker_started;
 static int64_t window_start, held_in_window;
+static tracked last_done;       /* best-effort: the latest completed launch, the next one's start */
+static int64_t launch_nanos;    /* best-effort: GPU time per launch, a moving mean; 0 unknown */
 
 static int64_t now_nanos(void) {
   struct timespec t;
@@ -60,9 +69,12 @@ static int64_t now_nanos(void) {
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+/* The driver's function, looked up once per call site: a best-effort process calls several per
+ * launch, and a lookup each time cost it as much CPU time as its launches themselves. */
 #define CALL(fn_type, name, ...)                                        \
   ({                                                                    \
-    fn_type fn_ = (fn_type)real_cuda(name);                             \
+    static void *slot_;                                                 \
+    fn_type fn_ = (fn_type)real_slot(&slot_, name);                     \
     fn_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : fn_(__VA_ARGS__);          \
   })
 
@@ -184,14 +196,50 @@ static CUresult wait_event(CUevent event) {
   return r;
 }
 
+/* Keeps a completed launch's event for reuse in its context, or destroys it. Caller holds lock. */
+static void keep_spare(tracked done) {
+  if (spare_count < (int)(sizeof spare / sizeof spare[0]))
+    spare[spare_count++] = done;
+  else
+    CALL(cuEventDestroy_fn, "cuEventDestroy_v2", done.event);
+}
+
+/* Best-effort: a launch queued behind the one completed before it ran from that one's event to
+ * its own, so their distance on the GPU's clock is its duration; the mean of such samples is what
+ * the time bound divides by. A launch queued on an idle stream tells nothing and is skipped.
+ * Caller holds lock. */
+static void learn_duration(tracked done) {
+  float ms = 0;
+  if (!done.behind || last_done.event == NULL || last_done.ctx != done.ctx ||
+      CALL(cuEventElapsedTime_fn, "cuEventElapsedTime", &ms, last_done.event, done.event) !=
+          CUDA_SUCCESS ||
+      !(ms >= 0))
+    return;
+  int64_t sample = (int64_t)(ms * 1e6f) / (done.count > 0 ? done.count : 1);
+  /* A sample far over the mean is more likely a gap the check above missed than one launch. */
+  if (launch_nanos != 0 && sample > 16 * launch_nanos) sample = 16 * launch_nanos;
+  launch_nanos = launch_nanos == 0 ? (sample > 0 ? sample : 1)
+                                   : launch_nanos + (sample - launch_nanos) / 32;
+  if (launch_nanos < 1) launch_nanos = 1;
+  STORE(AT(slot, GUARD_SLOT_LAUNCH_NANOS, int32_t),
+        (int32_t)(launch_nanos < INT32_MAX ? launch_nanos : INT32_MAX));
+}
+
 /* Ends the oldest launch in flight, if it is still the one given. Caller holds lock. */
 static void complete_head(uint64_t seq) {
   if (head != seq || head == tail) return;
   tracked done = ring[head % RING];
   head++;
-  STORE(AT(slot, GUARD_SLOT_COMPLETED, int64_t), (int64_t)head);
-  if (spare_count < (int)(sizeof spare / sizeof spare[0]))
-    spare[spare_count++] = done;
+  covered -= done.count;
+  completions += done.count;
+  STORE(AT(slot, GUARD_SLOT_COMPLETED, int64_t), completions);
+  if (role == GUARD_ROLE_BEST_EFFORT) {
+    learn_duration(done);
+    if (last_done.event != NULL) keep_spare(last_done);
+    last_done = done;
+  } else {
+    keep_spare(done);
+  }
   if (head == tail && role == GUARD_ROLE_LATENCY_CRITICAL) publish_busy(0);
   pthread_cond_broadcast(&changed);
 }
@@ -244,17 +292,44 @@ static void drain_oldest(void) {
   complete_head(seq);
 }
 
-/* Best-effort: waits until fewer than the file's depth of its own launches are in flight. */
-static void bound_depth(void) {
-  int32_t depth = LOAD(AT(file, GUARD_BE_DEPTH_OFFSET, int32_t));
-  if (depth < 1) depth = 1;
-  if (depth > RING) depth = RING;
-  pthread_mutex_lock(&lock);
+/* Ends the launches in flight that have completed, oldest first. Caller holds lock. */
+static void complete_finished(void) {
   while (head != tail &&
          CALL(cuEventQuery_fn, "cuEventQuery", ring[head % RING].event) != 600 /* not ready */)
     complete_head(head);
-  while (tail - head >= (uint64_t)depth) drain_oldest();
+}
+
+/* Best-effort: the launches it may keep in flight. With a time bound, as many as fit in it at the
+ * estimated time per launch (two until there is an estimate), within the file's depth. */
+static uint64_t allowed_in_flight(void) {
+  int64_t depth = LOAD(AT(file, GUARD_BE_DEPTH_OFFSET, int32_t));
+  if (depth < 1) depth = 1;
+  if (depth > RING) depth = RING;
+  int64_t budget = LOAD(AT(file, GUARD_BE_INFLIGHT_NANOS_OFFSET, int64_t));
+  if (budget <= 0) return (uint64_t)depth;
+  int64_t fit = launch_nanos == 0 ? 2 : budget / launch_nanos;
+  if (fit < 1) fit = 1;
+  return (uint64_t)(fit < depth ? fit : depth);
+}
+
+/* Best-effort: waits until fewer than the allowed number of its own launches are in flight. Only
+ * at the bound does it look at its events. */
+static void bound_depth(void) {
+  pthread_mutex_lock(&lock);
+  uint64_t allowed = allowed_in_flight();
+  if (covered + pending >= allowed) {
+    complete_finished();
+    while (covered + pending >= allowed && head != tail) drain_oldest();
+  }
   pthread_mutex_unlock(&lock);
+}
+
+/* Best-effort: launches an event ends. One per a quarter of the bound, not one per launch: most
+ * launches then cost a counter, and the bound is still kept within a quarter of itself. Caller
+ * holds lock. */
+static uint64_t launches_per_event(void) {
+  uint64_t every = allowed_in_flight() / 4;
+  return every < 1 ? 1 : every;
 }
 
 /* 1 when a latency-critical slot has work in flight that has not outlasted the hold limit, -1
@@ -274,15 +349,15 @@ static int critical_busy(int64_t now, int64_t max_hold) {
   return stale ? -1 : 0;
 }
 
-/* Best-effort: holds while latency-critical work is in flight, at most max hold per launch and
+/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per launch and
  * the share of each window. Work in flight longer than max hold no longer holds anyone, so a
  * latency-critical process that died busy holds others once, up to max hold, and never again. */
-static void hold(void) {
+static int hold(void) {
   int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
   int64_t window = LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t));
   int32_t share = LOAD(AT(file, GUARD_SHARE_PERMILLE_OFFSET, int32_t));
   int64_t start = now_nanos(), now = start;
-  if (critical_busy(now, max_hold) != 1) return;
+  if (critical_busy(now, max_hold) != 1) return 0;
   pthread_mutex_lock(&lock);
   if (window <= 0 || start - window_start >= window) window_start = start, held_in_window = 0;
   int64_t budget = window > 0 ? window * share / 1000 - held_in_window : max_hold;
@@ -315,6 +390,7 @@ static void hold(void) {
     if (cut) ADD(AT(slot, GUARD_SLOT_CAP_CUTS, int32_t), 1);
   }
   pthread_mutex_unlock(&lock);
+  return 1;
 }
 
 static int capturing(CUstream stream) {
@@ -328,7 +404,12 @@ guard_ticket guard_before(CUstream stream) {
   if (r == ROLE_NONE || capturing(stream)) return (guard_ticket){0};
   if (r == GUARD_ROLE_BEST_EFFORT) {
     bound_depth();
-    hold();
+    if (hold()) {
+      /* What ran out during the hold must not count as in flight: this launch is not behind it. */
+      pthread_mutex_lock(&lock);
+      complete_finished();
+      pthread_mutex_unlock(&lock);
+    }
   }
   return (guard_ticket){1};
 }
@@ -343,12 +424,27 @@ static CUevent event_for(CUcontext ctx) {
     }
   }
   CUevent e = NULL;
-  CALL(cuEventCreate_fn, "cuEventCreate", &e, EVENT_BLOCKING_SYNC | EVENT_DISABLE_TIMING);
+  /* Best-effort events are timed: the time bound learns from them. */
+  unsigned flags = EVENT_BLOCKING_SYNC | (role == GUARD_ROLE_BEST_EFFORT ? 0 : EVENT_DISABLE_TIMING);
+  CALL(cuEventCreate_fn, "cuEventCreate", &e, flags);
   return e;
 }
 
 void guard_after(guard_ticket ticket, CUstream stream, CUresult launched) {
   if (!ticket.track || launched != CUDA_SUCCESS) return;
+  pthread_mutex_lock(&lock);
+  launches++;
+  STORE(AT(slot, GUARD_SLOT_LAUNCHED, int64_t), launches);
+  if (role == GUARD_ROLE_BEST_EFFORT && ++pending < launches_per_event()) {
+    pthread_mutex_unlock(&lock);
+    return;
+  }
+  uint32_t count = role == GUARD_ROLE_BEST_EFFORT ? (uint32_t)pending : 1;
+  pending = 0;
+  /* Whether the stream may still be busy: then the event before this one times what is between. */
+  int behind = role == GUARD_ROLE_BEST_EFFORT && head != tail && CALL(cuEventQuery_fn, "cuEventQuery",
+                                    ring[(tail - 1) % RING].event) == 600 /* not ready */;
+  pthread_mutex_unlock(&lock);
   CUcontext ctx = NULL;
   CALL(cuCtxGetCurrent_fn, "cuCtxGetCurrent", &ctx);
   pthread_mutex_lock(&lock);
@@ -361,14 +457,14 @@ void guard_after(guard_ticket ticket, CUstream stream, CUresult launched) {
   CUevent event = event_for(ctx);
   if (event == NULL || CALL(cuEventRecord_fn, "cuEventRecord", event, stream) != CUDA_SUCCESS) {
     /* A stream of another context: this launch is not tracked (the event is kept for reuse). */
-    if (event != NULL && spare_count < (int)(sizeof spare / sizeof spare[0]))
-      spare[spare_count++] = (tracked){event, ctx};
+    if (event != NULL) keep_spare((tracked){event, ctx, 0, 0});
+    completions += count; /* not waited for: counted as ended */
     pthread_mutex_unlock(&lock);
     return;
   }
-  ring[tail % RING] = (tracked){event, ctx};
+  ring[tail % RING] = (tracked){event, ctx, behind, count};
   tail++;
-  STORE(AT(slot, GUARD_SLOT_LAUNCHED, int64_t), (int64_t)tail);
+  covered += count;
   if (role == GUARD_ROLE_LATENCY_CRITICAL) {
     if (tail - head == 1) publish_busy(1);
     if (!tracker_started) start_tracker();
@@ -384,8 +480,11 @@ static void forget_in_child(void) {
   if (file != NULL) munmap(file, GUARD_FILE_BYTES);
   file = slot = NULL;
   opened = role = tracker_started = spare_count = 0;
-  head = tail = 0;
+  head = tail = covered = pending = 0;
+  launches = completions = 0;
   window_start = held_in_window = 0;
+  last_done = (tracked){0};
+  launch_nanos = 0;
 }
 
 __attribute__((constructor)) static void guard_at_load(void) {

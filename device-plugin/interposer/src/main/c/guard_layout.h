@@ -18,6 +18,7 @@
 #define GUARD_BE_DEPTH_OFFSET 32        /* int: best-effort launches in flight at most */
 #define GUARD_BUSY_COUNT_OFFSET 36      /* int: latency-critical slots with work in flight */
 #define GUARD_RELEASES_OFFSET 40        /* int, a futex: bumped when such a slot goes idle */
+#define GUARD_BE_INFLIGHT_NANOS_OFFSET 48 /* long: best-effort GPU time in flight at most, 0 none */
 
 /* Slots: one per tenant process, taken by a compare-and-set of OWNER from 0. */
 #define GUARD_SLOTS_OFFSET 128
@@ -25,6 +26,7 @@
 #define GUARD_SLOT_BYTES 128
 #define GUARD_SLOT_OWNER 0        /* long: the process's token, 0 when free */
 #define GUARD_SLOT_ROLE 8         /* int: GUARD_ROLE_* */
+#define GUARD_SLOT_LAUNCH_NANOS 12 /* int: best-effort GPU time per launch, estimated, ns */
 #define GUARD_SLOT_LEASE 16       /* long: CLOCK_MONOTONIC ns of the owner's last write */
 #define GUARD_SLOT_BUSY_SINCE 24  /* long: ns since when work is in flight, 0 when idle */
 #define GUARD_SLOT_LAUNCHED 32    /* long: launches tracked */
@@ -37,6 +39,9 @@
 
 #define GUARD_ROLE_LATENCY_CRITICAL 1
 #define GUARD_ROLE_BEST_EFFORT 2
+
+/* The most best-effort launches a tenant keeps in flight, whatever the depth says. */
+#define GUARD_MAX_DEPTH 1024
 
 /* A slot whose owner has written nothing for this long may be taken by a new process. */
 #define GUARD_STALE_LEASE_NANOS 60000000000LL

@@ -487,8 +487,11 @@ EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags) {
   *e = calloc(1, sizeof **e);
   return 0;
 }
+static int events_recorded;
+EXPORT int fakecuda_events_recorded(void) { return events_recorded; }
 EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
   NEED_INIT;
+  __atomic_add_fetch(&events_recorded, 1, __ATOMIC_RELAXED);
   if (stream_context(s) == NULL) return FAKE_ERROR_INVALID_CONTEXT;
   pthread_mutex_lock(&timeline_lock);
   e->at = busy_until;
@@ -502,6 +505,10 @@ EXPORT CUresult cuEventSynchronize(CUevent e) {
     struct timespec t = {left / 1000000000LL, left % 1000000000LL};
     nanosleep(&t, NULL);
   }
+  return 0;
+}
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end) {
+  *ms = (float)(end->at - start->at) / 1e6f;
   return 0;
 }
 EXPORT CUresult cuEventDestroy_v2(CUevent e) {
@@ -644,6 +651,7 @@ static const entry table[] = {
     E("cuEventRecord", cuEventRecord, 2000, 0),
     E("cuEventQuery", cuEventQuery, 2000, 0),
     E("cuEventSynchronize", cuEventSynchronize, 2000, 0),
+    E("cuEventElapsedTime", cuEventElapsedTime, 2000, 0),
     E("cuEventDestroy", cuEventDestroy_v2, 4000, 0),
     E("cuStreamIsCapturing", cuStreamIsCapturing, 10000, 0),
     E("cuThreadExchangeStreamCaptureMode", cuThreadExchangeStreamCaptureMode, 10010, 0),

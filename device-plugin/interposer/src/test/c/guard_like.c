@@ -1,6 +1,7 @@
 /* A tenant of the interference-guard tests, linked with -lcuda like linked_like. It launches
  * kernels of a given length on the fake's timeline and prints, for each, when its launch call
- * began and returned (CLOCK_MONOTONIC ns), so a test sees how long the guard held it.
+ * began and returned (CLOCK_MONOTONIC ns), so a test sees how long the guard held it, and at the
+ * end how many events were recorded.
  *   guard_like <count> <kernel us> <gap us> [<stream-sync at end: 0|1>] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
 CUresult cuCtxSetCurrent(CUcontext);
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, CUstream, void **, void **);
+int fakecuda_events_recorded(void);
 
 static long long now_ns(void) {
   struct timespec t;
@@ -45,6 +47,7 @@ int main(int argc, char **argv) {
       nanosleep(&t, NULL);
     }
   }
+  printf("events %d\n", fakecuda_events_recorded()); /* the fake's, the guard's among them */
   printf("done %lld\n", now_ns());
   return 0;
 }

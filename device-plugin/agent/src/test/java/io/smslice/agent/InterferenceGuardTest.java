@@ -78,7 +78,11 @@ class InterferenceGuardTest {
       f.agent.useGuard(
           dir,
           new GpuGuard.Settings(
-              java.time.Duration.ofSeconds(5), 1.0, java.time.Duration.ofSeconds(1), 4));
+              java.time.Duration.ofSeconds(5),
+              1.0,
+              java.time.Duration.ofSeconds(1),
+              4,
+              java.time.Duration.ZERO));
       serve(f, "det", List.of(0, 1), Priority.LatencyCritical);
       serve(f, "batch", List.of(2, 3), Priority.BestEffort);
       try (GpuGuard guard = GpuGuard.open(Agent.guardFile(dir, f.gpu));

@@ -34,6 +34,15 @@ public final class GuardLayout {
   /** Int, a futex: bumped when a latency-critical slot goes idle. */
   public static final long RELEASES_OFFSET = 40;
 
+  /**
+   * Long: the estimated GPU time a best-effort tenant keeps in flight at most (its launches times
+   * its mean time per launch, measured by its events), within the depth; 0: the depth alone.
+   */
+  public static final long BE_INFLIGHT_NANOS_OFFSET = 48;
+
+  /** The most best-effort launches a tenant keeps in flight, whatever the depth says. */
+  public static final int MAX_DEPTH = 1024;
+
   public static final long SLOTS_OFFSET = 128;
   public static final int SLOTS = 64;
   public static final int SLOT_BYTES = 128;
@@ -43,6 +52,11 @@ public final class GuardLayout {
 
   /** Int: {@link #ROLE_LATENCY_CRITICAL} or {@link #ROLE_BEST_EFFORT}. */
   public static final long SLOT_ROLE = 8;
+
+  /**
+   * Int: a best-effort tenant's estimated GPU time per launch, ns (0 before its first estimate).
+   */
+  public static final long SLOT_LAUNCH_NANOS = 12;
 
   /** Long: CLOCK_MONOTONIC nanoseconds (System.nanoTime on Linux) of the owner's last write. */
   public static final long SLOT_LEASE = 16;

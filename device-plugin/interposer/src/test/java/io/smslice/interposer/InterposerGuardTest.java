@@ -265,6 +265,65 @@ class InterposerGuardTest {
   }
 
   @Test
+  void aBestEffortProcessRecordsOneEventPerQuarterOfItsBoundAndStillKeepsToIt() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 32)) {
+      Tenant tenant = new Tenant(guard, "BestEffort", 96, 2_000, 0);
+      List<long[]> launches = tenant.launches();
+
+      // Depth 32: an event after every eighth launch, so twelve for 96 launches, not 96; and
+      // launch i still returns only once launch i - 32 ended (2 ms kernels, one after another).
+      long events =
+          tenant.lines.stream()
+              .filter(l -> l.startsWith("events "))
+              .mapToLong(l -> Long.parseLong(l.substring(7)))
+              .findFirst()
+              .orElseThrow();
+      assertThat(events).isEqualTo(12);
+      long first = launches.getFirst()[2];
+      for (int i = 40; i < launches.size(); i++) {
+        assertThat(launches.get(i)[3] - first).isGreaterThanOrEqualTo((i - 40) * 2 * MS);
+      }
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotLong(be, GuardLayout.SLOT_LAUNCHED)).isEqualTo(96);
+    }
+  }
+
+  @Test
+  void aTimeBoundKeepsAsManyLaunchesInFlightAsTheirMeasuredTimeFits() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
+      guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 30 * MS);
+
+      List<long[]> launches = new Tenant(guard, "BestEffort", 20, 10_000, 0).launches();
+
+      // 10 ms kernels in a 30 ms bound: three in flight, so launch i returns once launch i - 3
+      // ended, though the depth alone (64) would let all twenty go at once.
+      long first = launches.getFirst()[2];
+      for (int i = 4; i < launches.size(); i++) {
+        assertThat(launches.get(i)[3] - first).isGreaterThanOrEqualTo((i - 3) * 10 * MS);
+      }
+      assertThat(launches.getLast()[3] - first).isLessThan(190 * MS);
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_LAUNCH_NANOS))
+          .as("the estimate, from the launches' events")
+          .isBetween((int) (9 * MS), (int) (11 * MS));
+    }
+  }
+
+  @Test
+  void aTimeBoundLetsShortLaunchesRunFarAheadWithinTheDepth() throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
+      guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 1_000 * MS);
+
+      List<long[]> launches = new Tenant(guard, "BestEffort", 40, 2_000, 0).launches();
+
+      // 2 ms kernels fit 500 times in the bound: the depth (64) is what limits, so after the
+      // first estimate no launch waits, and all forty are queued long before the GPU ends them.
+      long first = launches.getFirst()[2];
+      assertThat(launches.getLast()[3] - first).isLessThan(40 * MS);
+    }
+  }
+
+  @Test
   void nothingIsHeldWhileTheGuardIsOffOrForAProcessOfNoGuardedPriority() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 1)) {
       guard.markCriticalBusy(0);

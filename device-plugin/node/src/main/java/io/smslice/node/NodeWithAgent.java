@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.agent.Agent;
 import io.smslice.agent.AgentOptions;
 import io.smslice.agent.RunMode;
-import io.smslice.agent.guard.GpuGuard;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.claims.ClaimState;
@@ -39,7 +38,7 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
     Agent agent = Agent.start(options, client, backend, mps);
     if (config.transparent().enabled()) {
       // Tenants see the MPS daemons' tmpfs as their /dev/shm: the guard's files live there.
-      agent.useGuard(config.transparent().mpsShm(), GpuGuard.Settings.DEFAULTS);
+      agent.useGuard(config.transparent().mpsShm(), config.transparent().guard());
     }
     metrics.include(agent::renderMetrics);
     NodeSide side =

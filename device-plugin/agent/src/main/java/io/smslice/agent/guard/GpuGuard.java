@@ -37,18 +37,26 @@ public final class GpuGuard implements AutoCloseable {
    * @param share the most of each window a best-effort tenant may be held, 0..1
    * @param window the window the share is counted over
    * @param depth a best-effort tenant's launches in flight at most
+   * @param inFlight the estimated GPU time a best-effort tenant keeps in flight at most (its
+   *     launches times its measured time per launch), within {@code depth}; zero: the depth alone
    */
-  public record Settings(Duration maxHold, double share, Duration window, int depth) {
+  public record Settings(
+      Duration maxHold, double share, Duration window, int depth, Duration inFlight) {
     public static final Settings DEFAULTS =
-        new Settings(Duration.ofMillis(10), 0.5, Duration.ofMillis(100), 16);
+        new Settings(
+            Duration.ofMillis(10), 0.5, Duration.ofMillis(100), 16, Duration.ofNanos(500_000));
 
     public Settings {
       if (maxHold.isNegative() || maxHold.isZero() || window.isNegative() || window.isZero()) {
         throw new IllegalArgumentException("the guard's maxHold and window must be positive");
       }
-      if (!(share >= 0 && share <= 1) || depth < 1) {
+      if (!(share >= 0 && share <= 1) || depth < 1 || depth > GuardLayout.MAX_DEPTH) {
         throw new IllegalArgumentException(
-            "the guard's share must be within 0..1 and its depth at least 1");
+            "the guard's share must be within 0..1 and its depth within 1.."
+                + GuardLayout.MAX_DEPTH);
+      }
+      if (inFlight.isNegative()) {
+        throw new IllegalArgumentException("the guard's in-flight time must not be negative");
       }
     }
   }
@@ -62,7 +70,8 @@ public final class GpuGuard implements AutoCloseable {
       long completed,
       long heldNanos,
       int holds,
-      int capCuts) {}
+      int capCuts,
+      int launchNanos) {}
 
   private final Path path;
   private final Arena arena;
@@ -95,6 +104,7 @@ public final class GpuGuard implements AutoCloseable {
     guard.putLong(GuardLayout.WINDOW_NANOS_OFFSET, settings.window().toNanos());
     guard.putInt(GuardLayout.SHARE_PERMILLE_OFFSET, (int) Math.round(settings.share() * 1000));
     guard.putInt(GuardLayout.BE_DEPTH_OFFSET, settings.depth());
+    guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, settings.inFlight().toNanos());
     guard.putInt(GuardLayout.VERSION_OFFSET, GuardLayout.VERSION);
     guard.putInt(GuardLayout.MAGIC_OFFSET, GuardLayout.MAGIC);
     guard.close();
@@ -134,6 +144,16 @@ public final class GpuGuard implements AutoCloseable {
     putInt(GuardLayout.ENABLED_OFFSET, on ? 1 : 0);
   }
 
+  /**
+   * Sets the best-effort in-flight time bound (zero: the depth alone); tenants read it per launch.
+   */
+  public void setInFlight(Duration inFlight) {
+    if (inFlight.isNegative()) {
+      throw new IllegalArgumentException("the guard's in-flight time must not be negative");
+    }
+    putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, inFlight.toNanos());
+  }
+
   public boolean enabled() {
     return getInt(GuardLayout.ENABLED_OFFSET) == 1;
   }
@@ -155,7 +175,8 @@ public final class GpuGuard implements AutoCloseable {
               getLong(at + GuardLayout.SLOT_COMPLETED),
               getLong(at + GuardLayout.SLOT_HELD_NANOS),
               getInt(at + GuardLayout.SLOT_HOLDS),
-              getInt(at + GuardLayout.SLOT_CAP_CUTS)));
+              getInt(at + GuardLayout.SLOT_CAP_CUTS),
+              getInt(at + GuardLayout.SLOT_LAUNCH_NANOS)));
     }
     return out;
   }

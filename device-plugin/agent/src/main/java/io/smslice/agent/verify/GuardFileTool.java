@@ -9,15 +9,16 @@ import java.time.Duration;
  * (device-plugin/interposer/verify/run-guard-on-gpu.sh), which turns the guard on and off between
  * phases of the same processes as the node would when claims come and go.
  *
- * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth>}, {@code enable
- * <file> 0|1}, {@code report <file>} (one line per taken slot).
+ * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth> [<in-flight ms>]},
+ * {@code limits <file> <in-flight ms>}, {@code enable <file> 0|1}, {@code report <file>} (one line
+ * per taken slot).
  */
 public final class GuardFileTool {
   private GuardFileTool() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length < 2) {
-      System.err.println("usage: GuardFileTool create|enable|report <file> ...");
+      System.err.println("usage: GuardFileTool create|limits|enable|report <file> ...");
       System.exit(2);
     }
     Path file = Path.of(args[1]);
@@ -28,9 +29,15 @@ public final class GuardFileTool {
                 Duration.ofNanos((long) (Double.parseDouble(args[2]) * 1e6)),
                 Double.parseDouble(args[3]),
                 Duration.ofNanos((long) (Double.parseDouble(args[4]) * 1e6)),
-                Integer.parseInt(args[5]));
+                Integer.parseInt(args[5]),
+                Duration.ofNanos(args.length > 6 ? (long) (Double.parseDouble(args[6]) * 1e6) : 0));
         try (GpuGuard guard = GpuGuard.create(file, settings)) {
           System.out.println("guard file " + guard.path() + " " + settings);
+        }
+      }
+      case "limits" -> {
+        try (GpuGuard guard = GpuGuard.open(file)) {
+          guard.setInFlight(Duration.ofNanos((long) (Double.parseDouble(args[2]) * 1e6)));
         }
       }
       case "enable" -> {
@@ -44,7 +51,7 @@ public final class GuardFileTool {
           for (GpuGuard.Slot s : guard.slots()) {
             System.out.printf(
                 "slot claim=%s role=%s busy=%s launched=%d completed=%d held_ms=%.1f holds=%d"
-                    + " cap_cuts=%d%n",
+                    + " cap_cuts=%d launch_us=%.1f%n",
                 s.claim(),
                 s.role() == 1 ? "LatencyCritical" : s.role() == 2 ? "BestEffort" : "?",
                 s.busy(),
@@ -52,7 +59,8 @@ public final class GuardFileTool {
                 s.completed(),
                 s.heldNanos() / 1e6,
                 s.holds(),
-                s.capCuts());
+                s.capCuts(),
+                s.launchNanos() / 1e3);
           }
         }
       }

@@ -1,6 +1,8 @@
 package io.smslice.node.config;
 
+import io.smslice.agent.guard.GpuGuard;
 import io.smslice.api.v1alpha1.node.GpuMode;
+import io.smslice.protocol.GuardLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,7 +91,8 @@ final class ConfigParser {
    * cannot be combined.
    */
   private Transparent transparent(Map<String, Object> tree, RunMode runMode) {
-    unknownKeys("transparent.", tree, Set.of("enabled", "library", "installDirectory", "mpsShm"));
+    unknownKeys(
+        "transparent.", tree, Set.of("enabled", "library", "installDirectory", "mpsShm", "guard"));
     boolean enabled =
         bool("transparent.enabled", tree.getOrDefault("enabled", runMode == RunMode.WORKER));
     if (enabled && runMode == RunMode.IN_AGENT) {
@@ -106,7 +109,29 @@ final class ConfigParser {
             "transparent.installDirectory",
             tree.get("installDirectory"),
             Transparent.DEFAULT_INSTALL_DIRECTORY),
-        path("transparent.mpsShm", tree.get("mpsShm"), Transparent.DEFAULT_MPS_SHM));
+        path("transparent.mpsShm", tree.get("mpsShm"), Transparent.DEFAULT_MPS_SHM),
+        guard(map("transparent.guard", tree.get("guard"))));
+  }
+
+  /** The interference guard's limits; each one left out keeps its default. */
+  private GpuGuard.Settings guard(Map<String, Object> tree) {
+    GpuGuard.Settings d = GpuGuard.Settings.DEFAULTS;
+    unknownKeys(
+        "transparent.guard.",
+        tree,
+        Set.of("maxHoldMillis", "sharePercent", "windowMillis", "depth", "inFlightMicros"));
+    return new GpuGuard.Settings(
+        Duration.ofMillis(guardInt(tree, "maxHoldMillis", d.maxHold().toMillis(), 1, 10_000)),
+        guardInt(tree, "sharePercent", Math.round(d.share() * 100), 0, 100) / 100.0,
+        Duration.ofMillis(guardInt(tree, "windowMillis", d.window().toMillis(), 1, 60_000)),
+        (int) guardInt(tree, "depth", d.depth(), 1, GuardLayout.MAX_DEPTH),
+        Duration.ofNanos(
+            1000 * guardInt(tree, "inFlightMicros", d.inFlight().toNanos() / 1000, 0, 1_000_000)));
+  }
+
+  private long guardInt(Map<String, Object> tree, String key, long fallback, int min, int max) {
+    Object value = tree.get(key);
+    return value == null ? fallback : integer("transparent.guard." + key, value, min, max);
   }
 
   private boolean bool(String key, Object value) {

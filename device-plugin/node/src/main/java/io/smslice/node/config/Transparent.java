@@ -1,5 +1,6 @@
 package io.smslice.node.config;
 
+import io.smslice.agent.guard.GpuGuard;
 import java.nio.file.Path;
 
 /**
@@ -12,14 +13,22 @@ import java.nio.file.Path;
  *     mounted read-only into tenants' containers
  * @param mpsShm host tmpfs directory that is the MPS daemons' /dev/shm, mounted at tenants'
  *     /dev/shm so that they need no hostIPC
+ * @param guard the interference guard's limits for every GPU's guard file
+ *     (docs/interference-guard.md)
  */
-public record Transparent(boolean enabled, Path library, Path installDirectory, Path mpsShm) {
+public record Transparent(
+    boolean enabled, Path library, Path installDirectory, Path mpsShm, GpuGuard.Settings guard) {
   public static final Path DEFAULT_LIBRARY =
       Path.of("/opt/smslice/interposer/libsmslice-interposer.so");
   public static final Path DEFAULT_INSTALL_DIRECTORY = Path.of("/var/lib/smslice/interposer");
   public static final Path DEFAULT_MPS_SHM = Path.of("/run/smslice/mps/shm");
 
   public static Transparent off() {
-    return new Transparent(false, DEFAULT_LIBRARY, DEFAULT_INSTALL_DIRECTORY, DEFAULT_MPS_SHM);
+    return new Transparent(
+        false,
+        DEFAULT_LIBRARY,
+        DEFAULT_INSTALL_DIRECTORY,
+        DEFAULT_MPS_SHM,
+        GpuGuard.Settings.DEFAULTS);
   }
 }

@@ -3,10 +3,12 @@ package io.smslice.node.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.smslice.agent.guard.GpuGuard;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,7 +59,41 @@ class TransparentConfigTest {
     assertThat(c.transparent())
         .isEqualTo(
             new Transparent(
-                false, Path.of("/opt/lib/i.so"), Path.of("/srv/interposer"), Path.of("/srv/shm")));
+                false,
+                Path.of("/opt/lib/i.so"),
+                Path.of("/srv/interposer"),
+                Path.of("/srv/shm"),
+                GpuGuard.Settings.DEFAULTS));
+  }
+
+  @Test
+  void theGuardsLimitsAreReadAndEachOneLeftOutKeepsItsDefault() throws IOException {
+    NodeConfig c =
+        load(
+            """
+            version: v1
+            transparent:
+              guard:
+                sharePercent: 20
+                inFlightMicros: 250
+                depth: 512
+            """);
+    assertThat(c.transparent().guard())
+        .isEqualTo(
+            new GpuGuard.Settings(
+                GpuGuard.Settings.DEFAULTS.maxHold(),
+                0.2,
+                GpuGuard.Settings.DEFAULTS.window(),
+                512,
+                Duration.ofNanos(250_000)));
+    assertThat(load("version: v1\n").transparent().guard()).isEqualTo(GpuGuard.Settings.DEFAULTS);
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {sharePercent: 150}}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "transparent.guard.sharePercent is 150: write a number from 0 to 100");
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {share: 0.2}}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.guard.share is not a known setting");
   }
 
   @Test
