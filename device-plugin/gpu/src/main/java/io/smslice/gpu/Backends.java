@@ -16,10 +16,18 @@ public final class Backends {
    * no GPU can be used.
    */
   public static GpuBackend open(String name) {
+    return open(name, null);
+  }
+
+  /**
+   * As {@link #open(String)}; a simulated backend's GPU UUIDs carry {@code nodeName} (null: the
+   * plain form), so that simulated nodes of one cluster have distinct GPUs.
+   */
+  public static GpuBackend open(String name, String nodeName) {
     switch (name) {
       case "simulated" -> {
         LOG.log(System.Logger.Level.WARNING, "GPU backend: simulated (configured); no GPU is used");
-        return SimulatedBackend.h200(1);
+        return simulated(nodeName);
       }
       case "cuda", "auto" -> {
         StringBuilder whyNot = new StringBuilder();
@@ -42,11 +50,15 @@ public final class Backends {
             System.Logger.Level.WARNING,
             "GPU backend: simulated (auto: no usable CUDA driver: {0}); work is simulated on the CPU",
             whyNot);
-        return SimulatedBackend.h200(1);
+        return simulated(nodeName);
       }
       default ->
           throw new IllegalArgumentException(
               "unknown GPU backend '" + name + "': use auto, cuda or simulated");
     }
+  }
+
+  private static GpuBackend simulated(String nodeName) {
+    return nodeName == null ? SimulatedBackend.h200(1) : SimulatedBackend.h200(1, nodeName);
   }
 }

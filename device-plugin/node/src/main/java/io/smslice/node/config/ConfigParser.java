@@ -24,6 +24,7 @@ final class ConfigParser {
           "version",
           "backend",
           "runMode",
+          "allocation",
           "resourceNames",
           "gpus",
           "transparent",
@@ -57,6 +58,12 @@ final class ConfigParser {
             tree.getOrDefault("runMode", "worker"),
             RunMode.values(),
             RunMode::configName);
+    Allocation allocation =
+        choice(
+            "allocation",
+            tree.getOrDefault("allocation", "devicePlugin"),
+            Allocation.values(),
+            Allocation::configName);
     ResourceNames names = resourceNames(map("resourceNames", tree.get("resourceNames")));
     Map<String, Object> gpus = map("gpus", tree.get("gpus"));
     unknownKeys("gpus.", gpus, Set.of("defaultMode", "overrides"));
@@ -73,6 +80,7 @@ final class ConfigParser {
         source,
         backend,
         runMode,
+        allocation,
         names,
         defaultMode,
         overrides,
@@ -181,7 +189,18 @@ final class ConfigParser {
   }
 
   private NodePaths paths(Map<String, Object> tree) {
-    unknownKeys("paths.", tree, Set.of("devicePlugins", "run", "state", "dev", "proc"));
+    unknownKeys(
+        "paths.",
+        tree,
+        Set.of(
+            "devicePlugins",
+            "run",
+            "state",
+            "dev",
+            "proc",
+            "kubeletPlugins",
+            "pluginsRegistry",
+            "cdi"));
     NodePaths d = NodePaths.DEFAULTS;
     NodePaths paths =
         new NodePaths(
@@ -189,7 +208,10 @@ final class ConfigParser {
             path("paths.run", tree.get("run"), d.run()),
             path("paths.state", tree.get("state"), d.state()),
             path("paths.dev", tree.get("dev"), d.dev()),
-            path("paths.proc", tree.get("proc"), d.proc()));
+            path("paths.proc", tree.get("proc"), d.proc()),
+            path("paths.kubeletPlugins", tree.get("kubeletPlugins"), d.kubeletPlugins()),
+            path("paths.pluginsRegistry", tree.get("pluginsRegistry"), d.pluginsRegistry()),
+            path("paths.cdi", tree.get("cdi"), d.cdi()));
     int longest = paths.longestClaimSocket().toString().getBytes(StandardCharsets.UTF_8).length;
     if (longest > NodePaths.UNIX_SOCKET_PATH_MAX) {
       int runBytes = paths.run().toString().getBytes(StandardCharsets.UTF_8).length;

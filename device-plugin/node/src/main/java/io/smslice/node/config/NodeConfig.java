@@ -11,11 +11,13 @@ import java.util.List;
  * @param defaultMode mode of every GPU no override names
  * @param mpsControlCommand the MPS control daemon's command line (tests use a script)
  * @param transparent unmodified CUDA programs in green slices (interposer + MPS)
+ * @param allocation how green slices reach pods: device plugin or DRA
  */
 public record NodeConfig(
     String source,
     Backend backend,
     RunMode runMode,
+    Allocation allocation,
     ResourceNames resourceNames,
     GpuMode defaultMode,
     List<ModeOverride> overrides,
