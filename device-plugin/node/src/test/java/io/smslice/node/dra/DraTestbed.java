@@ -70,7 +70,7 @@ public final class DraTestbed implements AutoCloseable {
     start();
   }
 
-  static DiscoveredGpu green(GpuDevice d) {
+  public static DiscoveredGpu green(GpuDevice d) {
     return new DiscoveredGpu(
         d.index(),
         d.uuid(),

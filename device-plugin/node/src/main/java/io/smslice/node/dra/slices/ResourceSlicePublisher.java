@@ -13,7 +13,6 @@ import io.smslice.node.dra.DraDriver;
 import io.smslice.node.metrics.NodeMetrics;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -177,12 +176,5 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   @Override
   public void close() {
     worker.shutdownNow();
-  }
-
-  /** For tests and logs: the current spec of the published slice, or null. */
-  public Map<String, Object> liveSpec() {
-    GenericKubernetesResource live =
-        client.genericKubernetesResources(DraDriver.RESOURCE_SLICES).withName(sliceName).get();
-    return live == null ? null : live.get("spec");
   }
 }
