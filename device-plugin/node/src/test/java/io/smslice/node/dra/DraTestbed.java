@@ -156,6 +156,19 @@ public final class DraTestbed implements AutoCloseable {
       String sms,
       String memory,
       JsonNode opaque) {
+    return claim(client, namespace, name, pool, device, sms, memory, opaque);
+  }
+
+  /** As the instance method, in any API server. */
+  public static String claim(
+      KubernetesClient client,
+      String namespace,
+      String name,
+      String pool,
+      String device,
+      String sms,
+      String memory,
+      JsonNode opaque) {
     ObjectNode claim = JSON.createObjectNode();
     claim.put("apiVersion", DraDriver.API_VERSION);
     claim.put("kind", "ResourceClaim");
