@@ -24,6 +24,7 @@ import io.smslice.node.dra.prepare.SliceAgent;
 import io.smslice.node.health.GpuCondition;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.resources.DeviceNodes;
+import io.smslice.node.transparent.TransparentTenants;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,6 +54,7 @@ public final class DraTestbed implements AutoCloseable {
   public ClaimPreparer preparer;
   public DraKubeletPlugin plugin;
   private final UnaryOperator<SliceAgent> wrapAgent;
+  private final Optional<TransparentTenants> transparent;
 
   public DraTestbed(Path root, KubernetesClient client) throws IOException {
     this(root, client, a -> a);
@@ -63,9 +65,22 @@ public final class DraTestbed implements AutoCloseable {
    */
   public DraTestbed(Path root, KubernetesClient client, UnaryOperator<SliceAgent> wrapAgent)
       throws IOException {
+    this(root, client, wrapAgent, Optional.empty());
+  }
+
+  /**
+   * @param transparent what transparent claims get (empty: the node has transparent off)
+   */
+  public DraTestbed(
+      Path root,
+      KubernetesClient client,
+      UnaryOperator<SliceAgent> wrapAgent,
+      Optional<TransparentTenants> transparent)
+      throws IOException {
     this.root = root;
     this.client = client;
     this.wrapAgent = wrapAgent;
+    this.transparent = transparent;
     this.gpus = backend.devices().stream().map(DraTestbed::green).toList();
     start();
   }
@@ -106,7 +121,7 @@ public final class DraTestbed implements AutoCloseable {
             new CdiSpecFiles(cdiDir()),
             new ClaimHandout(
                 sliceAgent,
-                Optional.empty(),
+                transparent,
                 new DeviceNodes(root.resolve("dev"), root.resolve("proc"))),
             metrics);
     preparer.restore();
