@@ -68,6 +68,15 @@ class ConfigLoaderTest {
     assertThat(c.paths().kubeletPlugins()).isEqualTo(Path.of("/k/plugins"));
     assertThat(c.paths().pluginsRegistry()).isEqualTo(Path.of("/k/registry"));
     assertThat(c.paths().cdi()).isEqualTo(Path.of("/etc/cdi"));
+    NodeConfig overridden =
+        load(
+            "version: v1\nallocation: dra\n",
+            List.of("--cdi-dir=/run/cdi"),
+            Map.of("SMSLICE_ALLOCATION", "devicePlugin", "SMSLICE_PLUGINS_REGISTRY_DIR", "/r"),
+            null);
+    assertThat(overridden.allocation()).isEqualTo(Allocation.DEVICE_PLUGIN);
+    assertThat(overridden.paths().cdi()).isEqualTo(Path.of("/run/cdi"));
+    assertThat(overridden.paths().pluginsRegistry()).isEqualTo(Path.of("/r"));
   }
 
   @Test
