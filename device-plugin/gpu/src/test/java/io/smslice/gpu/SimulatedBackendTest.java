@@ -48,8 +48,9 @@ class SimulatedBackendTest {
     assertThat(SimulatedBackend.h200Device(3).uuid())
         .isEqualTo("GPU-51a0a7ed-0000-4000-8000-000000000003");
     assertThat(SimulatedBackend.uuid(null, 3)).isEqualTo(SimulatedBackend.h200Device(3).uuid());
-    assertThat(Backends.open("simulated", "node-a").devices().getFirst().uuid())
-        .isEqualTo(a.get(0));
+    assertThat(Backends.open("simulated", "node-a", 2).devices())
+        .extracting(GpuDevice::uuid)
+        .isEqualTo(a);
     assertThat(SimulatedBackend.h200WithUuid(a.get(1)).devices().getFirst().uuid())
         .isEqualTo(a.get(1));
   }

@@ -25,6 +25,7 @@ final class ConfigParser {
           "backend",
           "runMode",
           "allocation",
+          "simulatedGpus",
           "resourceNames",
           "gpus",
           "transparent",
@@ -72,6 +73,7 @@ final class ConfigParser {
     NodePaths paths = paths(map("paths", tree.get("paths")));
     int heartbeat = integer("heartbeatSeconds", tree.getOrDefault("heartbeatSeconds", 30), 1, 3600);
     int metricsPort = integer("metricsPort", tree.getOrDefault("metricsPort", 9400), 0, 65535);
+    int simulatedGpus = integer("simulatedGpus", tree.getOrDefault("simulatedGpus", 1), 1, 16);
     Map<String, Object> mps = map("mps", tree.get("mps"));
     unknownKeys("mps.", mps, Set.of("controlCommand"));
     List<String> mpsCommand = mpsCommand(mps.get("controlCommand"));
@@ -88,7 +90,8 @@ final class ConfigParser {
         Duration.ofSeconds(heartbeat),
         metricsPort,
         mpsCommand,
-        transparent);
+        transparent,
+        simulatedGpus);
   }
 
   /**
