@@ -6,6 +6,7 @@ import io.smslice.node.discovery.DiscoveredGpu;
 import io.smslice.node.dra.cdi.CdiSpecFiles;
 import io.smslice.node.dra.claims.ResourceClaimApi;
 import io.smslice.node.dra.claims.ResourceClaimReader;
+import io.smslice.node.dra.kubelet.DeviceCondition;
 import io.smslice.node.dra.kubelet.DraKubeletPlugin;
 import io.smslice.node.dra.prepare.Checkpoint;
 import io.smslice.node.dra.prepare.ClaimHandout;
@@ -13,6 +14,7 @@ import io.smslice.node.dra.prepare.ClaimPreparer;
 import io.smslice.node.dra.prepare.SliceAgent;
 import io.smslice.node.dra.slices.NodeResourceSlice;
 import io.smslice.node.dra.slices.ResourceSlicePublisher;
+import io.smslice.node.health.GpuCondition;
 import io.smslice.node.health.GpuHealthMonitor;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.resources.DeviceNodes;
@@ -102,6 +104,15 @@ public final class DraNode implements AutoCloseable {
             config.paths().kubeletPlugins(),
             config.paths().pluginsRegistry(),
             preparer,
+            () ->
+                gpus.stream()
+                    .map(
+                        g -> {
+                          GpuCondition c = health.condition(g.uuid());
+                          return new DeviceCondition(
+                              nodeName, g.deviceName(), c.healthy(), c.reason());
+                        })
+                    .toList(),
             metrics,
             socketCheck);
     try {
@@ -111,7 +122,11 @@ public final class DraNode implements AutoCloseable {
       throw e;
     }
     publisher.start();
-    health.addListener(conditions -> publisher.publishSoon());
+    health.addListener(
+        conditions -> {
+          publisher.publishSoon();
+          plugin.healthChanged();
+        });
     return new DraNode(preparer, plugin, publisher);
   }
 

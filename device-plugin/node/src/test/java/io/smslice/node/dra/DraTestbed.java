@@ -16,6 +16,7 @@ import io.smslice.node.discovery.DiscoveredGpu;
 import io.smslice.node.dra.cdi.CdiSpecFiles;
 import io.smslice.node.dra.claims.ResourceClaimApi;
 import io.smslice.node.dra.claims.ResourceClaimReader;
+import io.smslice.node.dra.kubelet.DeviceCondition;
 import io.smslice.node.dra.kubelet.DraKubeletPlugin;
 import io.smslice.node.dra.prepare.Checkpoint;
 import io.smslice.node.dra.prepare.ClaimHandout;
@@ -130,9 +131,21 @@ public final class DraTestbed implements AutoCloseable {
             root.resolve("plugins"),
             root.resolve("plugins_registry"),
             preparer,
+            () ->
+                preparerGpus().stream()
+                    .map(
+                        g -> {
+                          GpuCondition c = health.getOrDefault(g.uuid(), GpuCondition.HEALTHY);
+                          return new DeviceCondition(NODE, g.deviceName(), c.healthy(), c.reason());
+                        })
+                    .toList(),
             metrics,
             Duration.ofMillis(200));
     plugin.start();
+  }
+
+  private List<DraGpu> preparerGpus() {
+    return gpus.stream().flatMap(g -> DraGpu.of(g).stream()).toList();
   }
 
   /** Stops plugin and agent, as a node-side restart does (files stay). */

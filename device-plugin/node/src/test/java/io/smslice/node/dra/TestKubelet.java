@@ -8,6 +8,9 @@ import io.smslice.node.kubelet.dra.v1.NodePrepareResourcesRequest;
 import io.smslice.node.kubelet.dra.v1.NodePrepareResourcesResponse;
 import io.smslice.node.kubelet.dra.v1.NodeUnprepareResourcesRequest;
 import io.smslice.node.kubelet.dra.v1.NodeUnprepareResourcesResponse;
+import io.smslice.node.kubelet.drahealth.v1alpha1.DRAResourceHealthGrpc;
+import io.smslice.node.kubelet.drahealth.v1alpha1.NodeWatchResourcesRequest;
+import io.smslice.node.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import io.smslice.node.kubelet.pluginregistration.v1.InfoRequest;
 import io.smslice.node.kubelet.pluginregistration.v1.PluginInfo;
 import io.smslice.node.kubelet.pluginregistration.v1.RegistrationGrpc;
@@ -68,6 +71,28 @@ public final class TestKubelet implements AutoCloseable {
             NodeUnprepareResourcesRequest.newBuilder()
                 .addAllClaims(java.util.List.of(claims))
                 .build());
+  }
+
+  /** Opens the health stream the kubelet keeps on the endpoint; answers arrive in the queue. */
+  public java.util.concurrent.BlockingQueue<NodeWatchResourcesResponse> watchHealth() {
+    java.util.concurrent.BlockingQueue<NodeWatchResourcesResponse> out =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    DRAResourceHealthGrpc.newStub(dra)
+        .nodeWatchResources(
+            NodeWatchResourcesRequest.getDefaultInstance(),
+            new io.grpc.stub.StreamObserver<>() {
+              @Override
+              public void onNext(NodeWatchResourcesResponse value) {
+                out.add(value);
+              }
+
+              @Override
+              public void onError(Throwable t) {}
+
+              @Override
+              public void onCompleted() {}
+            });
+    return out;
   }
 
   @Override

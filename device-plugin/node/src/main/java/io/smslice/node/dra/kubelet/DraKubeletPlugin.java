@@ -18,9 +18,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -43,6 +45,7 @@ public final class DraKubeletPlugin implements AutoCloseable {
   private final Path registrationSocket;
   private final DraPluginService dra;
   private final RegistrationService registration;
+  private final DraHealthService health;
   private final Duration checkEvery;
   private final EpollEventLoopGroup boss = new EpollEventLoopGroup(1);
   private final EpollEventLoopGroup workers = new EpollEventLoopGroup(2);
@@ -55,17 +58,20 @@ public final class DraKubeletPlugin implements AutoCloseable {
   /**
    * @param pluginsDirectory the kubelet's plugins directory (/var/lib/kubelet/plugins)
    * @param registryDirectory the kubelet's plugins_registry directory
+   * @param devices the devices' health, for the kubelet's health stream
    */
   public DraKubeletPlugin(
       Path pluginsDirectory,
       Path registryDirectory,
       ClaimPreparer preparer,
+      Supplier<List<DeviceCondition>> devices,
       NodeMetrics metrics,
       Duration checkEvery) {
     this.draSocket = pluginsDirectory.resolve(DraDriver.NAME).resolve(DRA_SOCKET);
     this.registrationSocket = registryDirectory.resolve(REGISTRATION_SOCKET);
     this.dra = new DraPluginService(preparer);
     this.registration = new RegistrationService(draSocket, metrics);
+    this.health = new DraHealthService(devices);
     this.checkEvery = checkEvery;
   }
 
@@ -83,25 +89,38 @@ public final class DraKubeletPlugin implements AutoCloseable {
   }
 
   public synchronized void start() throws IOException {
-    draServer = serve(draSocket, dra);
+    draServer = serve(draSocket, dra, health);
     registrationServer = serve(registrationSocket, registration);
     answers(registrationSocket);
     LOG.info(
         "DRA driver " + DraDriver.NAME + ": " + draSocket + ", registration " + registrationSocket);
     long every = checkEvery.toMillis();
     checks.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
+    long resend = DraHealthService.RESEND.toMillis();
+    checks.scheduleWithFixedDelay(health::broadcast, resend, resend, TimeUnit.MILLISECONDS);
   }
 
-  private Server serve(Path socket, BindableService service) throws IOException {
+  /** Tells the kubelet's health streams at once (a GPU's health changed). */
+  public void healthChanged() {
+    try {
+      checks.execute(health::broadcast);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed: the kubelet's streams ended with it
+    }
+  }
+
+  private Server serve(Path socket, BindableService... services) throws IOException {
     Files.createDirectories(socket.getParent());
     Files.deleteIfExists(socket);
-    return NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
-        .channelType(EpollServerDomainSocketChannel.class)
-        .bossEventLoopGroup(boss)
-        .workerEventLoopGroup(workers)
-        .addService(service)
-        .build()
-        .start();
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(new DomainSocketAddress(socket.toString()))
+            .channelType(EpollServerDomainSocketChannel.class)
+            .bossEventLoopGroup(boss)
+            .workerEventLoopGroup(workers);
+    for (BindableService s : services) {
+      builder.addService(s);
+    }
+    return builder.build().start();
   }
 
   /** Dials the registration socket itself, as the kubelet will. */
@@ -125,7 +144,7 @@ public final class DraKubeletPlugin implements AutoCloseable {
       if (!Files.exists(draSocket)) {
         LOG.warning(draSocket + " disappeared: serving it again");
         stop(draServer);
-        draServer = serve(draSocket, dra);
+        draServer = serve(draSocket, dra, health);
       }
       if (!Files.exists(registrationSocket)) {
         LOG.warning(
@@ -156,6 +175,7 @@ public final class DraKubeletPlugin implements AutoCloseable {
   @Override
   public synchronized void close() {
     checks.shutdownNow();
+    health.close();
     stop(registrationServer);
     deleteQuietly(registrationSocket);
     stop(draServer);

@@ -22,8 +22,10 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
   /** The kubelet's type for DRA drivers. */
   static final String PLUGIN_TYPE = "DRAPlugin";
 
-  /** "<gRPC package tail>.<service>" of every service on the endpoint. */
+  /** "<gRPC package tail>.<service>" of every service on the endpoint, the DRA service first. */
   static final String DRA_V1_SERVICE = "v1.DRAPlugin";
+
+  static final String HEALTH_SERVICE = "v1alpha1.DRAResourceHealth";
 
   private final Path endpoint;
   private final NodeMetrics metrics;
@@ -42,6 +44,7 @@ final class RegistrationService extends RegistrationGrpc.RegistrationImplBase {
             .setName(DraDriver.NAME)
             .setEndpoint(endpoint.toString())
             .addSupportedVersions(DRA_V1_SERVICE)
+            .addSupportedVersions(HEALTH_SERVICE)
             .build());
     response.onCompleted();
   }

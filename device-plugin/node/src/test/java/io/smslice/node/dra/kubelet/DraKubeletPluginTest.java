@@ -2,6 +2,7 @@ package io.smslice.node.dra.kubelet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,16 +14,21 @@ import io.grpc.StatusRuntimeException;
 import io.smslice.agent.ClaimStatus;
 import io.smslice.node.dra.DraTestbed;
 import io.smslice.node.dra.TestKubelet;
+import io.smslice.node.health.GpuCondition;
 import io.smslice.node.kubelet.dra.v1.Claim;
 import io.smslice.node.kubelet.dra.v1.Device;
 import io.smslice.node.kubelet.dra.v1.NodePrepareResourceResponse;
 import io.smslice.node.kubelet.dra.v1.NodePrepareResourcesResponse;
+import io.smslice.node.kubelet.drahealth.v1alpha1.DeviceHealth;
+import io.smslice.node.kubelet.drahealth.v1alpha1.HealthStatus;
+import io.smslice.node.kubelet.drahealth.v1alpha1.NodeWatchResourcesResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,7 +64,8 @@ class DraKubeletPluginTest {
     assertThat(kubelet.info().getType()).isEqualTo("DRAPlugin");
     assertThat(kubelet.info().getName()).isEqualTo("smslice.io");
     assertThat(kubelet.info().getEndpoint()).isEqualTo(node.draSocket().toString());
-    assertThat(kubelet.info().getSupportedVersionsList()).containsExactly("v1.DRAPlugin");
+    assertThat(kubelet.info().getSupportedVersionsList())
+        .containsExactly("v1.DRAPlugin", "v1alpha1.DRAResourceHealth");
     assertThat(node.plugin.registrationStatus().getPluginRegistered()).isTrue();
     assertThat(
             node.metrics.counter("smslice_node_dra_registrations_total", "result=\"registered\""))
@@ -290,6 +297,27 @@ class DraKubeletPluginTest {
       }
     }
     assertThat(seen).hasSize(15);
+  }
+
+  @Test
+  void theHealthStreamSaysEachGpusHealthAndEveryChange() throws Exception {
+    var stream = kubelet.watchHealth();
+    NodeWatchResourcesResponse first = stream.poll(10, TimeUnit.SECONDS);
+    assertThat(first.getDevicesList())
+        .extracting(
+            d -> d.getDevice().getPoolName() + "/" + d.getDevice().getDeviceName(),
+            DeviceHealth::getHealth)
+        .containsExactly(
+            tuple(DraTestbed.NODE + "/gpu-0", HealthStatus.HEALTHY),
+            tuple(DraTestbed.NODE + "/gpu-1", HealthStatus.HEALTHY));
+    assertThat(first.getDevices(0).getHealthCheckTimeoutSeconds()).isEqualTo(30);
+
+    node.health.put(node.gpus.get(1).uuid(), GpuCondition.unhealthy("Xid 79"));
+    node.plugin.healthChanged();
+    NodeWatchResourcesResponse next = stream.poll(10, TimeUnit.SECONDS);
+    assertThat(next.getDevices(1).getHealth()).isEqualTo(HealthStatus.UNHEALTHY);
+    assertThat(next.getDevices(1).getMessage()).isEqualTo("Xid 79");
+    assertThat(next.getDevices(0).getHealth()).isEqualTo(HealthStatus.HEALTHY);
   }
 
   private static ClaimStatus only(List<ClaimStatus> statuses) {

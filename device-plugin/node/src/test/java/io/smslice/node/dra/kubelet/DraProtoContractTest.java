@@ -6,6 +6,8 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Descriptors.FileDescriptor;
 import io.smslice.node.kubelet.dra.v1.NodePrepareResourcesRequest;
+import io.smslice.node.kubelet.drahealth.v1alpha1.DeviceHealth;
+import io.smslice.node.kubelet.drahealth.v1alpha1.HealthStatus;
 import io.smslice.node.kubelet.pluginregistration.v1.PluginInfo;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -67,6 +69,32 @@ class DraProtoContractTest {
                 .findFieldByName("claims")
                 .isMapField())
         .isTrue();
+
+    FileDescriptor health = DeviceHealth.getDescriptor().getFile();
+    assertThat(health.findServiceByName("DRAResourceHealth").getFullName())
+        .isEqualTo("v1alpha1.DRAResourceHealth");
+    assertThat(
+            health
+                .findServiceByName("DRAResourceHealth")
+                .getMethods()
+                .getFirst()
+                .isServerStreaming())
+        .isTrue();
+    assertThat(fields(health, "DeviceIdentifier"))
+        .isEqualTo(Map.of("pool_name", "1", "device_name", "2"));
+    assertThat(fields(health, "DeviceHealth"))
+        .isEqualTo(
+            Map.of(
+                "device", "1",
+                "health", "2",
+                "last_updated_time", "3",
+                "health_check_timeout_seconds", "4",
+                "message", "5"));
+    assertThat(fields(health, "NodeWatchResourcesResponse"))
+        .isEqualTo(Map.of("devices", "1 repeated"));
+    assertThat(HealthStatus.UNKNOWN.getNumber()).isZero();
+    assertThat(HealthStatus.HEALTHY.getNumber()).isEqualTo(1);
+    assertThat(HealthStatus.UNHEALTHY.getNumber()).isEqualTo(2);
 
     assertThat(fields(registration, "PluginInfo"))
         .isEqualTo(
