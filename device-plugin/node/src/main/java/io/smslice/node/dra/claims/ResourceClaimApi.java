@@ -72,8 +72,8 @@ public final class ResourceClaimApi {
             "claim " + namespace + "/" + name + " with uid " + uid + " no longer exists");
       }
       ObjectNode claim = JSON.valueToTree(current);
-      ObjectNode st = claim.with("status");
-      ArrayNode devices = st.withArray("devices");
+      ObjectNode st = claim.withObjectProperty("status");
+      ArrayNode devices = st.withArrayProperty("devices");
       for (int i = devices.size() - 1; i >= 0; i--) {
         JsonNode d = devices.get(i);
         if (DraDriver.NAME.equals(d.path("driver").asText())
