@@ -66,7 +66,11 @@ public final class ResourceSlicePublisher implements AutoCloseable {
 
   /** Publishes soon on the publisher's thread. */
   public void publishSoon() {
-    worker.execute(this::publishQuietly);
+    try {
+      worker.execute(this::publishQuietly);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed
+    }
   }
 
   private void publishQuietly() {
