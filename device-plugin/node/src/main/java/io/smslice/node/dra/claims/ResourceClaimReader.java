@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.smslice.node.dra.DraDriver;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Reads a resource.k8s.io/v1 ResourceClaim (as JSON) into the one smslice device it was allocated
@@ -129,15 +131,14 @@ public final class ResourceClaimReader {
     return config;
   }
 
-  private static java.util.Optional<Long> quantity(JsonNode value, String problem, String what)
+  private static Optional<Long> quantity(JsonNode value, String problem, String what)
       throws PrepareException {
     if (value == null || value.isNull()) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     try {
       BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(value.asText()));
-      return java.util.Optional.of(
-          bytes.setScale(0, java.math.RoundingMode.CEILING).longValueExact());
+      return Optional.of(bytes.setScale(0, RoundingMode.CEILING).longValueExact());
     } catch (IllegalArgumentException | ArithmeticException e) {
       throw new PrepareException(
           problem + " has consumed capacity " + what + " '" + value.asText() + "': not a quantity");

@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -104,7 +105,7 @@ public final class DraKubeletPlugin implements AutoCloseable {
   public void healthChanged() {
     try {
       checks.execute(health::broadcast);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // closed: the kubelet's streams ended with it
     }
   }

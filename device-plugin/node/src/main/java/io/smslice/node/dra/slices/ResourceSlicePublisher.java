@@ -13,7 +13,9 @@ import io.smslice.node.dra.DraDriver;
 import io.smslice.node.metrics.NodeMetrics;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -68,7 +70,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
   public void publishSoon() {
     try {
       worker.execute(this::publishQuietly);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       // closed
     }
   }
@@ -152,13 +154,13 @@ public final class ResourceSlicePublisher implements AutoCloseable {
     }
   }
 
-  private java.util.Optional<JsonNode> ownerReference() {
+  private Optional<JsonNode> ownerReference() {
     try {
       Node node = client.nodes().withName(nodeName).get();
       if (node == null) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
-      return java.util.Optional.of(
+      return Optional.of(
           JSON.valueToTree(
               new OwnerReferenceBuilder()
                   .withApiVersion("v1")
@@ -169,7 +171,7 @@ public final class ResourceSlicePublisher implements AutoCloseable {
                   .build()));
     } catch (KubernetesClientException e) {
       LOG.log(Level.FINE, "cannot read Node " + nodeName + " for the slice's owner", e);
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
   }
 
