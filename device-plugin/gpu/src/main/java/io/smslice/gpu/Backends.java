@@ -16,10 +16,19 @@ public final class Backends {
    * no GPU can be used.
    */
   public static GpuBackend open(String name) {
+    return open(name, null, 1);
+  }
+
+  /**
+   * As {@link #open(String)}; a simulated backend has {@code simulatedGpus} GPUs whose UUIDs carry
+   * {@code nodeName} (null: the plain form), so that simulated nodes of one cluster have distinct
+   * GPUs.
+   */
+  public static GpuBackend open(String name, String nodeName, int simulatedGpus) {
     switch (name) {
       case "simulated" -> {
         LOG.log(System.Logger.Level.WARNING, "GPU backend: simulated (configured); no GPU is used");
-        return SimulatedBackend.h200(1);
+        return simulated(nodeName, simulatedGpus);
       }
       case "cuda", "auto" -> {
         StringBuilder whyNot = new StringBuilder();
@@ -42,11 +51,15 @@ public final class Backends {
             System.Logger.Level.WARNING,
             "GPU backend: simulated (auto: no usable CUDA driver: {0}); work is simulated on the CPU",
             whyNot);
-        return SimulatedBackend.h200(1);
+        return simulated(nodeName, simulatedGpus);
       }
       default ->
           throw new IllegalArgumentException(
               "unknown GPU backend '" + name + "': use auto, cuda or simulated");
     }
+  }
+
+  private static GpuBackend simulated(String nodeName, int count) {
+    return nodeName == null ? SimulatedBackend.h200(count) : SimulatedBackend.h200(count, nodeName);
   }
 }

@@ -35,6 +35,27 @@ class SimulatedBackendTest {
   }
 
   @Test
+  void eachSimulatedNodeHasItsOwnGpuUuids() {
+    List<String> a =
+        SimulatedBackend.h200(2, "node-a").devices().stream().map(GpuDevice::uuid).toList();
+    List<String> b =
+        SimulatedBackend.h200(2, "node-b").devices().stream().map(GpuDevice::uuid).toList();
+    assertThat(a).doesNotContainAnyElementsOf(b).doesNotHaveDuplicates();
+    assertThat(a)
+        .allMatch(u -> u.matches("GPU-51a0a7ed-[0-9a-f]{4}-4[0-9a-f]{3}-8000-[0-9a-f]{12}"));
+    assertThat(SimulatedBackend.h200(2, "node-a").devices().get(1).uuid()).isEqualTo(a.get(1));
+    // without a node, the plain form tests and demos rely on
+    assertThat(SimulatedBackend.h200Device(3).uuid())
+        .isEqualTo("GPU-51a0a7ed-0000-4000-8000-000000000003");
+    assertThat(SimulatedBackend.uuid(null, 3)).isEqualTo(SimulatedBackend.h200Device(3).uuid());
+    assertThat(Backends.open("simulated", "node-a", 2).devices())
+        .extracting(GpuDevice::uuid)
+        .isEqualTo(a);
+    assertThat(SimulatedBackend.h200WithUuid(a.get(1)).devices().getFirst().uuid())
+        .isEqualTo(a.get(1));
+  }
+
+  @Test
   void greenContextSumsItsGroupsAndRejectsBadOnes() throws Exception {
     assertThat(backend.createGreenContext(gpu, List.of(0, 15)).smCount()).isEqualTo(20);
     assertThatThrownBy(() -> backend.createGreenContext(gpu, List.of()))

@@ -80,7 +80,8 @@ public final class NodeMain {
                     }));
     MetricsServer metricsServer;
     synchronized (startup) {
-      GpuBackend backend = Backends.open(config.backend().configName());
+      GpuBackend backend =
+          Backends.open(config.backend().configName(), nodeName, config.simulatedGpus());
       opened.push(backend);
       Nvml nvml =
           backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();

@@ -10,6 +10,7 @@ import io.smslice.node.allocation.AllocationResolver;
 import io.smslice.node.allocation.ClusterView;
 import io.smslice.node.claims.ClaimState;
 import io.smslice.node.claims.ClaimStates;
+import io.smslice.node.config.Allocation;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.config.Transparent;
 import io.smslice.node.discovery.DiscoveredGpu;
@@ -109,6 +110,7 @@ public final class NodeSide implements AutoCloseable {
   private final ClientFaultRecovery faults;
   private final ScheduledExecutorService claimWatch;
   private final NodeLabels labels;
+  private final Optional<TransparentTenants> transparent;
 
   private NodeSide(
       List<DiscoveredGpu> gpus,
@@ -118,7 +120,8 @@ public final class NodeSide implements AutoCloseable {
       PluginLifecycle plugins,
       ClientFaultRecovery faults,
       ScheduledExecutorService claimWatch,
-      NodeLabels labels) {
+      NodeLabels labels,
+      Optional<TransparentTenants> transparent) {
     this.gpus = gpus;
     this.health = health;
     this.mps = mps;
@@ -127,6 +130,7 @@ public final class NodeSide implements AutoCloseable {
     this.faults = faults;
     this.claimWatch = claimWatch;
     this.labels = labels;
+    this.transparent = transparent;
   }
 
   /** Without the agent's claim states (the SliceNode then lists no claims). */
@@ -298,7 +302,10 @@ public final class NodeSide implements AutoCloseable {
     List<ResourceManager> managers = new ArrayList<>();
     Map<GpuMode, Long> modes =
         gpus.stream().collect(Collectors.groupingBy(DiscoveredGpu::mode, Collectors.counting()));
-    if (modes.containsKey(GpuMode.Green)) {
+    Optional<TransparentTenants> transparent =
+        modes.containsKey(GpuMode.Green) ? transparentTenants(config, mps) : Optional.empty();
+    // With DRA the kube-scheduler allocates green SMs from the ResourceSlice (DraNode).
+    if (modes.containsKey(GpuMode.Green) && config.allocation() == Allocation.DEVICE_PLUGIN) {
       managers.add(
           new GreenSmResources(
               config.resourceNames().sm(),
@@ -306,7 +313,7 @@ public final class NodeSide implements AutoCloseable {
               resolver,
               agent,
               timings.waitForAgent(),
-              transparentTenants(config, mps),
+              transparent,
               config.paths().dev(),
               config.paths().proc()));
     }
@@ -333,7 +340,8 @@ public final class NodeSide implements AutoCloseable {
         new PluginLifecycle(
             config.paths().devicePlugins(), managers, timings.registrationRetry(), metrics);
     plugins.start();
-    return new NodeSide(gpus, health, mps, publisher, plugins, faults, claimWatch, labels);
+    return new NodeSide(
+        gpus, health, mps, publisher, plugins, faults, claimWatch, labels, transparent);
   }
 
   /** Installs the interposer on the host when transparent slices are on. */
@@ -416,6 +424,11 @@ public final class NodeSide implements AutoCloseable {
 
   public ClientFaultRecovery faults() {
     return faults;
+  }
+
+  /** What transparent green claims get (the interposer installed), when the node has them. */
+  public Optional<TransparentTenants> transparent() {
+    return transparent;
   }
 
   @Override

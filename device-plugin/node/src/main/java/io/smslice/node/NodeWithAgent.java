@@ -3,24 +3,34 @@ package io.smslice.node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.agent.Agent;
 import io.smslice.agent.AgentOptions;
+import io.smslice.agent.BoundClaim;
+import io.smslice.agent.ClaimEndpoint;
+import io.smslice.agent.ClaimStatus;
 import io.smslice.agent.RunMode;
 import io.smslice.gpu.GpuBackend;
 import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.claims.ClaimState;
 import io.smslice.node.claims.TenantProcess;
+import io.smslice.node.config.Allocation;
 import io.smslice.node.config.NodeConfig;
+import io.smslice.node.dra.DraNode;
+import io.smslice.node.dra.prepare.SliceAgent;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.mps.ClientFaultRecovery;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The node side and the agent in one process (docs/node.md says why), sharing the GPU backend, the
  * MPS daemons and the metrics. The caller owns the backend, NVML and the client.
  */
-public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent agent, NodeSide side)
+public record NodeWithAgent(
+    NodeMetrics metrics, MpsDaemonManager mps, Agent agent, NodeSide side, Optional<DraNode> dra)
     implements AutoCloseable {
 
   public static NodeWithAgent start(
@@ -35,7 +45,10 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
             config.paths().run(),
             config.paths().state(),
             RunMode.fromConfig(config.runMode().configName()));
-    Agent agent = Agent.start(options, client, backend, mps);
+    boolean dra = config.allocation() == Allocation.DRA;
+    // With DRA the agent serves what NodePrepareResources asks for, not SliceClaim bindings: its
+    // claim watcher would release a prepared claim whose SliceClaim of the same name is unbound.
+    Agent agent = Agent.start(options, dra ? null : client, backend, mps);
     if (config.transparent().enabled()) {
       // Tenants see the MPS daemons' tmpfs as their /dev/shm: the guard's files live there.
       agent.useGuard(config.transparent().mpsShm(), config.transparent().guard());
@@ -55,7 +68,74 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
             mps,
             metrics,
             NodeSide.Timings.PRODUCTION);
-    return new NodeWithAgent(metrics, mps, agent, side);
+    Optional<DraNode> draNode = Optional.empty();
+    if (dra) {
+      try {
+        draNode =
+            Optional.of(
+                DraNode.start(
+                    config,
+                    nodeName,
+                    client,
+                    side.gpus(),
+                    side.health(),
+                    mps::running,
+                    sliceAgent(agent),
+                    side.transparent(),
+                    metrics,
+                    NodeSide.Timings.PRODUCTION.registrationRetry()));
+      } catch (IOException | RuntimeException e) {
+        side.close();
+        agent.close();
+        throw e;
+      }
+    }
+    return new NodeWithAgent(metrics, mps, agent, side, draNode);
+  }
+
+  /** The agent as the DRA driver uses it. */
+  public static SliceAgent sliceAgent(Agent agent) {
+    return new SliceAgent() {
+      @Override
+      public void serve(BoundClaim claim) throws Exception {
+        agent.serve(claim);
+      }
+
+      @Override
+      public void release(String namespace, String claim) {
+        agent.release(namespace, claim);
+      }
+
+      @Override
+      public void forgetTokens(String namespace, String claim) {
+        agent.forgetTokens(namespace, claim);
+      }
+
+      @Override
+      public List<ClaimStatus> claimStatuses() {
+        return agent.claimStatuses();
+      }
+
+      @Override
+      public Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
+        return agent.endpoint(namespace, claim);
+      }
+
+      @Override
+      public String issueToken(String namespace, String claim, String podUid, String container) {
+        return agent.issueToken(namespace, claim, podUid, container);
+      }
+
+      @Override
+      public Path tenantEnvironment(
+          String namespace,
+          String claim,
+          String podUid,
+          String container,
+          Map<String, String> env) {
+        return agent.tenantEnvironment(namespace, claim, podUid, container, env);
+      }
+    };
   }
 
   /** The agent's workers, as the node's client-fault recovery stops and starts them. */
@@ -97,6 +177,7 @@ public record NodeWithAgent(NodeMetrics metrics, MpsDaemonManager mps, Agent age
   /** Stops the plugins first, then the agent and its workers, then the MPS daemons they used. */
   @Override
   public void close() {
+    dra.ifPresent(DraNode::close);
     side.close();
     agent.close();
     mps.close();

@@ -6,6 +6,7 @@ import io.smslice.agent.server.ClaimServer;
 import io.smslice.agent.server.ConnectionLimits;
 import io.smslice.gpu.Backends;
 import io.smslice.gpu.GpuBackend;
+import io.smslice.gpu.simulated.SimulatedBackend;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -40,7 +41,11 @@ public final class WorkerMain {
     }
     String namespace = args[1];
     String name = args[2];
-    GpuBackend backend = Backends.open(args[0]);
+    // A simulated node's GPUs carry its name in their UUIDs: simulate the claim's GPU itself.
+    GpuBackend backend =
+        args[0].equals("simulated")
+            ? SimulatedBackend.h200WithUuid(args[3])
+            : Backends.open(args[0]);
     TokenStore tokens = new TokenStore(Path.of(args[7]));
     ClaimServer.Spec spec =
         new ClaimServer.Spec(

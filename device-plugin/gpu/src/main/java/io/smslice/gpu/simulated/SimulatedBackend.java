@@ -38,6 +38,56 @@ public final class SimulatedBackend implements GpuBackend {
     return new SimulatedBackend(devices);
   }
 
+  /**
+   * {@code count} H200-shaped GPUs of one node, whose UUIDs carry a hash of the node's name: real
+   * GPUs never share a UUID, and two simulated nodes of one cluster must not either.
+   */
+  public static SimulatedBackend h200(int count, String nodeName) {
+    List<GpuDevice> devices = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      GpuDevice d = h200Device(i);
+      devices.add(
+          new GpuDevice(
+              d.index(),
+              uuid(nodeName, i),
+              d.product(),
+              d.memoryBytes(),
+              d.smCount(),
+              d.minPartitionSize(),
+              d.coscheduledAlignment(),
+              d.split()));
+    }
+    return new SimulatedBackend(devices);
+  }
+
+  /**
+   * One H200-shaped GPU with the given UUID (a worker process serves a claim on a GPU its node
+   * simulates).
+   */
+  public static SimulatedBackend h200WithUuid(String uuid) {
+    GpuDevice d = h200Device(0);
+    return new SimulatedBackend(
+        List.of(
+            new GpuDevice(
+                d.index(),
+                uuid,
+                d.product(),
+                d.memoryBytes(),
+                d.smCount(),
+                d.minPartitionSize(),
+                d.coscheduledAlignment(),
+                d.split())));
+  }
+
+  /**
+   * The UUID of a node's simulated GPU: {@code GPU-51a0a7ed-NNNN-4NNN-8000-<index>}, the middle
+   * digits from the node name's hash ({@code 0000-4000} without a node, as {@link #h200Device}).
+   */
+  public static String uuid(String nodeName, int index) {
+    int hash = nodeName == null ? 0 : nodeName.hashCode() & 0x0fffffff;
+    return String.format("GPU-51a0a7ed-%04x-4%03x-8000-%012x", hash >>> 12, hash & 0xfff, index);
+  }
+
   /** 132 SMs, minimum partition 8, split into 15 groups of 8 and a remainder of 12, 141 GiB. */
   public static GpuDevice h200Device(int index) {
     List<Integer> sizes = new ArrayList<>();

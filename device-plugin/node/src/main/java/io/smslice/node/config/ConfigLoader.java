@@ -139,6 +139,7 @@ public final class ConfigLoader {
   private enum Setting {
     BACKEND("backend", "SMSLICE_BACKEND", "backend"),
     RUN_MODE("run-mode", "SMSLICE_RUN_MODE", "runMode"),
+    ALLOCATION("allocation", "SMSLICE_ALLOCATION", "allocation"),
     DEFAULT_MODE("default-mode", "SMSLICE_DEFAULT_MODE", "gpus", "defaultMode"),
     HEARTBEAT("heartbeat-seconds", "SMSLICE_HEARTBEAT_SECONDS", "heartbeatSeconds"),
     METRICS_PORT("metrics-port", "SMSLICE_METRICS_PORT", "metricsPort"),
@@ -146,7 +147,12 @@ public final class ConfigLoader {
     RUN_DIR("run-dir", "SMSLICE_RUN_DIR", "paths", "run"),
     STATE_DIR("state-dir", "SMSLICE_STATE_DIR", "paths", "state"),
     DEV_DIR("dev-dir", "SMSLICE_DEV_DIR", "paths", "dev"),
-    PROC_DIR("proc-dir", "SMSLICE_PROC_DIR", "paths", "proc");
+    PROC_DIR("proc-dir", "SMSLICE_PROC_DIR", "paths", "proc"),
+    KUBELET_PLUGINS_DIR(
+        "kubelet-plugins-dir", "SMSLICE_KUBELET_PLUGINS_DIR", "paths", "kubeletPlugins"),
+    PLUGINS_REGISTRY_DIR(
+        "plugins-registry-dir", "SMSLICE_PLUGINS_REGISTRY_DIR", "paths", "pluginsRegistry"),
+    CDI_DIR("cdi-dir", "SMSLICE_CDI_DIR", "paths", "cdi");
 
     static final List<String> FLAGS =
         java.util.stream.Stream.concat(

@@ -26,6 +26,8 @@ final class ConfigParser {
           "version",
           "backend",
           "runMode",
+          "allocation",
+          "simulatedGpus",
           "resourceNames",
           "gpus",
           "transparent",
@@ -59,6 +61,12 @@ final class ConfigParser {
             tree.getOrDefault("runMode", "worker"),
             RunMode.values(),
             RunMode::configName);
+    Allocation allocation =
+        choice(
+            "allocation",
+            tree.getOrDefault("allocation", "devicePlugin"),
+            Allocation.values(),
+            Allocation::configName);
     ResourceNames names = resourceNames(map("resourceNames", tree.get("resourceNames")));
     Map<String, Object> gpus = map("gpus", tree.get("gpus"));
     unknownKeys("gpus.", gpus, Set.of("defaultMode", "overrides"));
@@ -67,6 +75,7 @@ final class ConfigParser {
     NodePaths paths = paths(map("paths", tree.get("paths")));
     int heartbeat = integer("heartbeatSeconds", tree.getOrDefault("heartbeatSeconds", 30), 1, 3600);
     int metricsPort = integer("metricsPort", tree.getOrDefault("metricsPort", 9400), 0, 65535);
+    int simulatedGpus = integer("simulatedGpus", tree.getOrDefault("simulatedGpus", 1), 1, 16);
     Map<String, Object> mps = map("mps", tree.get("mps"));
     unknownKeys("mps.", mps, Set.of("controlCommand"));
     List<String> mpsCommand = mpsCommand(mps.get("controlCommand"));
@@ -75,6 +84,7 @@ final class ConfigParser {
         source,
         backend,
         runMode,
+        allocation,
         names,
         defaultMode,
         overrides,
@@ -82,7 +92,8 @@ final class ConfigParser {
         Duration.ofSeconds(heartbeat),
         metricsPort,
         mpsCommand,
-        transparent);
+        transparent,
+        simulatedGpus);
   }
 
   /**
@@ -206,7 +217,18 @@ final class ConfigParser {
   }
 
   private NodePaths paths(Map<String, Object> tree) {
-    unknownKeys("paths.", tree, Set.of("devicePlugins", "run", "state", "dev", "proc"));
+    unknownKeys(
+        "paths.",
+        tree,
+        Set.of(
+            "devicePlugins",
+            "run",
+            "state",
+            "dev",
+            "proc",
+            "kubeletPlugins",
+            "pluginsRegistry",
+            "cdi"));
     NodePaths d = NodePaths.DEFAULTS;
     NodePaths paths =
         new NodePaths(
@@ -214,7 +236,10 @@ final class ConfigParser {
             path("paths.run", tree.get("run"), d.run()),
             path("paths.state", tree.get("state"), d.state()),
             path("paths.dev", tree.get("dev"), d.dev()),
-            path("paths.proc", tree.get("proc"), d.proc()));
+            path("paths.proc", tree.get("proc"), d.proc()),
+            path("paths.kubeletPlugins", tree.get("kubeletPlugins"), d.kubeletPlugins()),
+            path("paths.pluginsRegistry", tree.get("pluginsRegistry"), d.pluginsRegistry()),
+            path("paths.cdi", tree.get("cdi"), d.cdi()));
     int longest = paths.longestClaimSocket().toString().getBytes(StandardCharsets.UTF_8).length;
     if (longest > NodePaths.UNIX_SOCKET_PATH_MAX) {
       int runBytes = paths.run().toString().getBytes(StandardCharsets.UTF_8).length;

@@ -11,11 +11,14 @@ import java.util.List;
  * @param defaultMode mode of every GPU no override names
  * @param mpsControlCommand the MPS control daemon's command line (tests use a script)
  * @param transparent unmodified CUDA programs in green slices (interposer + MPS)
+ * @param allocation how green slices reach pods: device plugin or DRA
+ * @param simulatedGpus how many GPUs the simulated backend shows
  */
 public record NodeConfig(
     String source,
     Backend backend,
     RunMode runMode,
+    Allocation allocation,
     ResourceNames resourceNames,
     GpuMode defaultMode,
     List<ModeOverride> overrides,
@@ -23,7 +26,8 @@ public record NodeConfig(
     Duration heartbeat,
     int metricsPort,
     List<String> mpsControlCommand,
-    Transparent transparent) {
+    Transparent transparent,
+    int simulatedGpus) {
 
   public NodeConfig {
     overrides = List.copyOf(overrides);

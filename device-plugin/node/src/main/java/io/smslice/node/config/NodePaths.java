@@ -13,15 +13,29 @@ import java.nio.file.Path;
  * @param state persistent state (allocations remembered across restarts)
  * @param dev where device nodes are found (/dev; tests use a temporary directory)
  * @param proc where the driver's proc files are found (/proc)
+ * @param kubeletPlugins the kubelet's plugins directory (the DRA plugin's socket goes under it)
+ * @param pluginsRegistry the kubelet's plugins_registry directory (plugin registration sockets)
+ * @param cdi where CDI spec files for DRA-prepared claims are written (containerd reads it)
  */
-public record NodePaths(Path devicePlugins, Path run, Path state, Path dev, Path proc) {
+public record NodePaths(
+    Path devicePlugins,
+    Path run,
+    Path state,
+    Path dev,
+    Path proc,
+    Path kubeletPlugins,
+    Path pluginsRegistry,
+    Path cdi) {
   public static final NodePaths DEFAULTS =
       new NodePaths(
           Path.of("/var/lib/kubelet/device-plugins"),
           Path.of("/run/smslice"),
           Path.of("/var/lib/smslice"),
           Path.of("/dev"),
-          Path.of("/proc"));
+          Path.of("/proc"),
+          Path.of("/var/lib/kubelet/plugins"),
+          Path.of("/var/lib/kubelet/plugins_registry"),
+          Path.of("/var/run/cdi"));
 
   /** A Unix socket path holds at most 107 bytes (sun_path is 108 with the final NUL). */
   public static final int UNIX_SOCKET_PATH_MAX = 107;

@@ -28,6 +28,43 @@ public final class NodeMetrics {
     help.put(
         "smslice_node_gpu_fault_recoveries_total",
         "Recoveries after a client fault by result: clients-exited, mps-restarted or failed.");
+    help.put(
+        "smslice_node_dra_prepares_total",
+        "DRA NodePrepareResources claims by result: prepared, repeated or error.");
+    help.put(
+        "smslice_node_dra_unprepares_total",
+        "DRA NodeUnprepareResources claims by result: unprepared, unknown or error.");
+    help.put(
+        "smslice_node_dra_registrations_total",
+        "The kubelet's answers to the DRA plugin's registration by result: registered or refused.");
+    help.put(
+        "smslice_node_dra_claim_status_writes_total",
+        "Writes of a prepared claim's status.devices entry by result.");
+    help.put(
+        "smslice_node_resourceslice_updates_total",
+        "ResourceSlice writes by result: created, updated or error.");
+  }
+
+  /** One claim of a NodePrepareResources call. */
+  public void draPrepare(String result) {
+    inc("smslice_node_dra_prepares_total", "result=\"" + result + "\"");
+  }
+
+  /** One claim of a NodeUnprepareResources call. */
+  public void draUnprepare(String result) {
+    inc("smslice_node_dra_unprepares_total", "result=\"" + result + "\"");
+  }
+
+  public void draRegistration(String result) {
+    inc("smslice_node_dra_registrations_total", "result=\"" + result + "\"");
+  }
+
+  public void draClaimStatusWrite(String result) {
+    inc("smslice_node_dra_claim_status_writes_total", "result=\"" + result + "\"");
+  }
+
+  public void resourceSliceUpdate(String result) {
+    inc("smslice_node_resourceslice_updates_total", "result=\"" + result + "\"");
   }
 
   public void allocation(String resource, String result) {

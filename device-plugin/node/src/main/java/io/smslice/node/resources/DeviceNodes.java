@@ -13,16 +13,16 @@ import java.util.Optional;
  * The device nodes a container needs for a GPU or a MIG device. Only nodes that exist on the host
  * are listed: the runtime refuses a container whose device node is missing.
  */
-final class DeviceNodes {
+public final class DeviceNodes {
   private final Path dev;
   private final Path migMinors;
 
-  DeviceNodes(Path dev, Path proc) {
+  public DeviceNodes(Path dev, Path proc) {
     this.dev = dev;
     this.migMinors = proc.resolve("driver/nvidia-caps/mig-minors");
   }
 
-  List<DeviceSpec> forGpu(int minor) {
+  public List<DeviceSpec> forGpu(int minor) {
     List<DeviceSpec> specs = new ArrayList<>();
     for (String name : List.of("nvidiactl", "nvidia-uvm", "nvidia-uvm-tools")) {
       add(specs, name);

@@ -46,6 +46,40 @@ class ConfigLoaderTest {
     assertThat(c.metricsPort()).isEqualTo(9400);
     assertThat(c.heartbeat()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.mpsControlCommand()).containsExactly("nvidia-cuda-mps-control");
+    assertThat(c.allocation()).isEqualTo(Allocation.DEVICE_PLUGIN);
+    assertThat(c.simulatedGpus()).isEqualTo(1);
+    assertThat(c.paths().kubeletPlugins()).isEqualTo(Path.of("/var/lib/kubelet/plugins"));
+    assertThat(c.paths().pluginsRegistry()).isEqualTo(Path.of("/var/lib/kubelet/plugins_registry"));
+    assertThat(c.paths().cdi()).isEqualTo(Path.of("/var/run/cdi"));
+  }
+
+  @Test
+  void draAllocationAndItsPaths() throws IOException {
+    NodeConfig c =
+        load(
+            """
+            version: v1
+            allocation: dra
+            simulatedGpus: 4
+            paths: {kubeletPlugins: /k/plugins, pluginsRegistry: /k/registry, cdi: /etc/cdi}
+            """,
+            List.of(),
+            Map.of(),
+            null);
+    assertThat(c.allocation()).isEqualTo(Allocation.DRA);
+    assertThat(c.simulatedGpus()).isEqualTo(4);
+    assertThat(c.paths().kubeletPlugins()).isEqualTo(Path.of("/k/plugins"));
+    assertThat(c.paths().pluginsRegistry()).isEqualTo(Path.of("/k/registry"));
+    assertThat(c.paths().cdi()).isEqualTo(Path.of("/etc/cdi"));
+    NodeConfig overridden =
+        load(
+            "version: v1\nallocation: dra\n",
+            List.of("--cdi-dir=/run/cdi"),
+            Map.of("SMSLICE_ALLOCATION", "devicePlugin", "SMSLICE_PLUGINS_REGISTRY_DIR", "/r"),
+            null);
+    assertThat(overridden.allocation()).isEqualTo(Allocation.DEVICE_PLUGIN);
+    assertThat(overridden.paths().cdi()).isEqualTo(Path.of("/run/cdi"));
+    assertThat(overridden.paths().pluginsRegistry()).isEqualTo(Path.of("/r"));
   }
 
   @Test
@@ -135,6 +169,9 @@ class ConfigLoaderTest {
         "gpus.defaultMode is 'grean'",
         "green, mig, mps, off");
     rejects("version: v1\nbackend: gpu\n", "backend is 'gpu'", "auto, cuda, simulated");
+    rejects("version: v1\nsimulatedGpus: 0\n", "simulatedGpus is 0");
+    rejects("version: v1\nallocation: DRA\n", "allocation is 'DRA'", "devicePlugin, dra");
+    rejects("version: v1\npaths: {cdi: cdi}\n", "paths.cdi is 'cdi'", "absolute path");
     rejects("version: v1\nrunmode: worker\n", "runmode is not a known setting", "runMode");
     rejects(
         "version: v1\ngpus: {overrides: [{match: 0, mode: mig}, {match: 0, mode: mps}]}\n",

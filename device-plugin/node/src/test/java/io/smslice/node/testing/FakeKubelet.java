@@ -152,6 +152,11 @@ public final class FakeKubelet implements AutoCloseable {
   }
 
   /** Waits until the resource is registered (after {@code since}) and has sent a device list. */
+  /** The resources registered now. */
+  public java.util.Set<String> resources() {
+    return java.util.Set.copyOf(plugins.keySet());
+  }
+
   public Plugin awaitPlugin(String resource, Instant since, Duration timeout) {
     return await(
         () -> {

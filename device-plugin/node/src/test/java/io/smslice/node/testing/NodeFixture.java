@@ -45,6 +45,13 @@ public final class NodeFixture {
               new NvmlGpu(2, MIG_GPU, "NVIDIA H200", 141L << 30, 2, true, List.of(MIG_A, MIG_B))));
 
   public NodeFixture(Path root) throws IOException {
+    this(root, "devicePlugin");
+  }
+
+  /**
+   * @param allocation the config's allocation: devicePlugin or dra
+   */
+  public NodeFixture(Path root, String allocation) throws IOException {
     this.root = root;
     Path dev = root.resolve("dev");
     Files.createDirectories(dev.resolve("nvidia-caps"));
@@ -80,6 +87,7 @@ public final class NodeFixture {
         version: v1
         backend: simulated
         runMode: in-agent
+        allocation: %s
         gpus:
           defaultMode: green
           overrides:
@@ -91,18 +99,25 @@ public final class NodeFixture {
           state: %s
           dev: %s
           proc: %s
+          kubeletPlugins: %s
+          pluginsRegistry: %s
+          cdi: %s
         heartbeatSeconds: 1
         metricsPort: 0
         mps:
           controlCommand: [%s]
         """
             .formatted(
+                allocation,
                 MIG_GPU,
                 root.resolve("device-plugins"),
                 root.resolve("run"),
                 root.resolve("state"),
                 dev,
                 root.resolve("proc"),
+                root.resolve("plugins"),
+                root.resolve("plugins_registry"),
+                root.resolve("cdi"),
                 mps));
     config =
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());

@@ -1,0 +1,169 @@
+package io.smslice.node.dra.claims;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.smslice.node.dra.DraDriver;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The ResourceClaim calls of the DRA driver: read a claim, record a prepared device in its
+ * status.devices, and put Events on it.
+ */
+public final class ResourceClaimApi {
+  private static final Logger LOG = Logger.getLogger(ResourceClaimApi.class.getName());
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String COMPONENT = "smslice-node";
+  private static final int CONFLICT_RETRIES = 5;
+
+  /**
+   * A device entry of status.devices.
+   *
+   * @param data the driver's data (gpuUuid, smGroups, sms, memoryBytes)
+   */
+  public record DeviceStatus(
+      String pool, String device, String shareId, String message, ObjectNode data) {}
+
+  private final KubernetesClient client;
+  private final String nodeName;
+
+  public ResourceClaimApi(KubernetesClient client, String nodeName) {
+    this.client = client;
+    this.nodeName = nodeName;
+  }
+
+  public Optional<JsonNode> get(String namespace, String name) {
+    GenericKubernetesResource r =
+        client
+            .genericKubernetesResources(DraDriver.RESOURCE_CLAIMS)
+            .inNamespace(namespace)
+            .withName(name)
+            .get();
+    return Optional.ofNullable(r).map(JSON::valueToTree);
+  }
+
+  /**
+   * Puts the entry in status.devices (replacing this driver's entry for the same device and share)
+   * with a Ready condition. Retries on a conflicting write; needs update on resourceclaims/status
+   * and, with DRAResourceClaimGranularStatusAuthorization, "associated-node:update" on
+   * resourceclaims/driver named smslice.io.
+   */
+  public void recordDevice(String namespace, String name, String uid, DeviceStatus status) {
+    for (int attempt = 1; ; attempt++) {
+      GenericKubernetesResource current =
+          client
+              .genericKubernetesResources(DraDriver.RESOURCE_CLAIMS)
+              .inNamespace(namespace)
+              .withName(name)
+              .get();
+      if (current == null || !uid.equals(current.getMetadata().getUid())) {
+        throw new KubernetesClientException(
+            "claim " + namespace + "/" + name + " with uid " + uid + " no longer exists");
+      }
+      ObjectNode claim = JSON.valueToTree(current);
+      ObjectNode st = claim.withObjectProperty("status");
+      ArrayNode devices = st.withArrayProperty("devices");
+      for (int i = devices.size() - 1; i >= 0; i--) {
+        JsonNode d = devices.get(i);
+        if (DraDriver.NAME.equals(d.path("driver").asText())
+            && status.pool().equals(d.path("pool").asText())
+            && status.device().equals(d.path("device").asText())
+            && String.valueOf(status.shareId()).equals(d.path("shareID").asText("null"))) {
+          devices.remove(i);
+        }
+      }
+      devices.add(entry(status, claim.path("metadata").path("generation").asLong(0)));
+      try {
+        client
+            .genericKubernetesResources(DraDriver.RESOURCE_CLAIMS)
+            .inNamespace(namespace)
+            .resource(JSON.treeToValue(claim, GenericKubernetesResource.class))
+            .updateStatus();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt >= CONFLICT_RETRIES) {
+          throw e;
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  private static ObjectNode entry(DeviceStatus status, long generation) {
+    ObjectNode e = JSON.createObjectNode();
+    e.put("driver", DraDriver.NAME);
+    e.put("pool", status.pool());
+    e.put("device", status.device());
+    if (status.shareId() != null) {
+      e.put("shareID", status.shareId());
+    }
+    ObjectNode ready = e.putArray("conditions").addObject();
+    ready.put("type", "Ready");
+    ready.put("status", "True");
+    ready.put("reason", "Prepared");
+    ready.put("message", status.message());
+    ready.put("observedGeneration", generation);
+    ready.put(
+        "lastTransitionTime",
+        DateTimeFormatter.ISO_INSTANT.format(Instant.now().truncatedTo(ChronoUnit.SECONDS)));
+    e.set("data", status.data());
+    return e;
+  }
+
+  /** A Warning Event on the claim; failing to record it is only logged. */
+  public void warn(String namespace, String name, String uid, String reason, String message) {
+    String time =
+        DateTimeFormatter.ISO_INSTANT.format(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(namespace)
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(name + ".")
+                  .withNamespace(namespace)
+                  .endMetadata()
+                  .withInvolvedObject(
+                      new ObjectReferenceBuilder()
+                          .withApiVersion(DraDriver.API_VERSION)
+                          .withKind("ResourceClaim")
+                          .withNamespace(namespace)
+                          .withName(name)
+                          .withUid(uid)
+                          .build())
+                  .withType("Warning")
+                  .withReason(reason)
+                  .withMessage(message)
+                  .withFirstTimestamp(time)
+                  .withLastTimestamp(time)
+                  .withCount(1)
+                  .withNewSource()
+                  .withComponent(COMPONENT)
+                  .withHost(nodeName)
+                  .endSource()
+                  .withReportingComponent(COMPONENT)
+                  .withReportingInstance(nodeName)
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      LOG.log(
+          Level.WARNING,
+          "cannot record event " + reason + " on claim " + namespace + "/" + name,
+          e);
+    }
+  }
+}
