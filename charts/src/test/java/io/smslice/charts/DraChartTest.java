@@ -188,6 +188,15 @@ class DraChartTest {
                 null))
         .isEqualTo("not matched");
 
+    // A user with no extra at all (the API server then has no userInfo.extra): denied, saying why.
+    assertThat(
+            NodeSliceNodePolicyTest.admit(
+                policy,
+                Map.of("userInfo", Map.of("username", NODE_SA), "name", "x", "operation", "CREATE"),
+                slice("gpu-1", "smslice.io"),
+                null))
+        .contains("names no node");
+
     assertThat(policy.getSpec().getMatchConstraints().getResourceRules().getFirst().getOperations())
         .containsExactlyInAnyOrder("CREATE", "UPDATE", "DELETE");
     assertThat(
