@@ -155,6 +155,18 @@ class DraClaimsTest {
                         e ->
                             e.getInvolvedObject().getName().equals("dra-a")
                                 && e.getReason().equals("Serving")));
+    // Counted by phase as device-plugin claims are (no other claim of this class gets Bound).
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        io.restassured.RestAssured.get("/q/metrics")
+                            .then()
+                            .statusCode(200)
+                            .extract()
+                            .asString())
+                    .containsPattern("smslice_claims\\{phase=\"Bound\"} 1\\.0"));
   }
 
   @Test
