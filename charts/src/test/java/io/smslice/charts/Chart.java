@@ -16,6 +16,9 @@ final class Chart {
    */
   static final String KUBE_VERSION = "1.33.0";
 
+  /** The cluster version DRA renders are made for (allocation.mode dra needs 1.34+). */
+  static final String DRA_KUBE_VERSION = "1.36.3";
+
   /** Name prefix the chart gives this release's objects. */
   static final String FULLNAME = "smslice";
 
@@ -62,15 +65,24 @@ final class Chart {
     return render(Map.of(), valuesFiles);
   }
 
+  /** Rendered with allocation.mode dra (values/dra.yaml) for a Kubernetes 1.36 cluster. */
+  static RenderedChart renderDra(Map<String, Object> sets) {
+    return RenderedChart.parse(templateAt(DRA_KUBE_VERSION, sets, "dra.yaml"));
+  }
+
   /** The raw `helm template` output; Helm's error (for example a validate.yaml fail) is thrown. */
   static String template(Map<String, Object> sets, String... valuesFiles) {
+    return templateAt(KUBE_VERSION, sets, valuesFiles);
+  }
+
+  static String templateAt(String kubeVersion, Map<String, Object> sets, String... valuesFiles) {
     cluster();
     TemplateCommand command =
         new Helm(dir())
             .template()
             .withName(RELEASE)
             .withNamespace(NAMESPACE)
-            .withKubeVersion(KUBE_VERSION);
+            .withKubeVersion(kubeVersion);
     for (String file : valuesFiles) {
       command = command.withValuesFile(valuesFile(file));
     }

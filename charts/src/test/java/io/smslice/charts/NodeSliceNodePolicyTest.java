@@ -67,13 +67,17 @@ class NodeSliceNodePolicyTest {
     return admit(policy, request, Map.of(), Map.of());
   }
 
-  private static String admit(
+  /** Also used for the DRA policy (DraChartTest); object or oldObject null as on DELETE/CREATE. */
+  static String admit(
       ValidatingAdmissionPolicy policy,
       Map<String, Object> request,
       Map<String, Object> object,
       Map<String, Object> oldObject) {
-    Map<String, Object> vars =
-        new HashMap<>(Map.of("request", request, "object", object, "oldObject", oldObject));
+    Map<String, Object> vars = new HashMap<>();
+    vars.put("request", request);
+    // CEL's null is protobuf's NullValue for CEL for Java, not a Java null.
+    vars.put("object", object == null ? com.google.protobuf.NullValue.NULL_VALUE : object);
+    vars.put("oldObject", oldObject == null ? com.google.protobuf.NullValue.NULL_VALUE : oldObject);
     for (var condition : policy.getSpec().getMatchConditions()) {
       if (!Boolean.TRUE.equals(eval(condition.getExpression(), vars))) {
         return "not matched";

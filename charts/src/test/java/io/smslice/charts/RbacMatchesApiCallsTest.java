@@ -23,16 +23,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The chart's RBAC against the API calls the code makes (src/test/resources/api-calls.yaml): every
- * call allowed, nothing granted that no call needs, and every listed call still in the code.
+ * call allowed, nothing granted that no call needs, and every listed call still in the code; for
+ * each allocation mode (a call listed with {@code modes} is made in those modes only).
  */
 class RbacMatchesApiCallsTest {
-  private static RenderedChart chart;
+  private static Map<String, RenderedChart> charts;
   private static Map<String, Component> components;
 
   record Call(
@@ -42,13 +47,19 @@ class RbacMatchesApiCallsTest {
       String scope,
       String why,
       String where,
-      String code) {}
+      String code,
+      List<String> modes,
+      List<String> resourceNames) {
+    boolean madeIn(String mode) {
+      return modes == null || modes.contains(mode);
+    }
+  }
 
   record Component(String serviceAccount, List<Call> calls) {}
 
   @BeforeAll
   static void load() throws IOException {
-    chart = Chart.render();
+    charts = Map.of("devicePlugin", Chart.render(), "dra", Chart.renderDra(Map.of()));
     try (InputStream in = RbacMatchesApiCallsTest.class.getResourceAsStream("/api-calls.yaml")) {
       components =
           new KubernetesSerialization()
@@ -58,15 +69,23 @@ class RbacMatchesApiCallsTest {
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"operator", "node"})
-  void everyCallIsAllowed(String name) {
+  static Stream<Arguments> componentsAndModes() {
+    return Stream.of(
+        Arguments.of("operator", "devicePlugin"),
+        Arguments.of("operator", "dra"),
+        Arguments.of("node", "devicePlugin"),
+        Arguments.of("node", "dra"));
+  }
+
+  @ParameterizedTest(name = "{0}, {1}")
+  @MethodSource("componentsAndModes")
+  void everyCallIsAllowed(String name, String mode) {
     Component component = components.get(name);
-    Grants grants = grantsOf(component.serviceAccount());
+    Grants grants = grantsOf(charts.get(mode), component.serviceAccount());
 
     for (Call call : component.calls()) {
-      if (call.scope().equals("default")) {
-        continue; // the cluster's default RBAC allows it (see api-calls.yaml)
+      if (call.scope().equals("default") || !call.madeIn(mode)) {
+        continue; // the cluster's default RBAC allows it (see api-calls.yaml), or another mode's
       }
       for (String verb : call.verbs()) {
         List<PolicyRule> rules =
@@ -78,31 +97,35 @@ class RbacMatchesApiCallsTest {
                   assertThat(rule.getApiGroups()).contains(call.group());
                   assertThat(rule.getResources()).contains(call.resource());
                   assertThat(rule.getVerbs()).contains(verb);
+                  assertThat(names(rule.getResourceNames())).isEqualTo(names(call.resourceNames()));
                 });
       }
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"operator", "node"})
-  void nothingIsGrantedThatNoCallNeeds(String name) {
+  @ParameterizedTest(name = "{0}, {1}")
+  @MethodSource("componentsAndModes")
+  void nothingIsGrantedThatNoCallNeeds(String name, String mode) {
     Component component = components.get(name);
-    Grants grants = grantsOf(component.serviceAccount());
+    Grants grants = grantsOf(charts.get(mode), component.serviceAccount());
     Set<String> needed = new TreeSet<>();
     for (Call call : component.calls()) {
-      if (!call.scope().equals("default")) {
-        call.verbs().forEach(v -> needed.add(key(call.group(), call.resource(), v)));
+      if (!call.scope().equals("default") && call.madeIn(mode)) {
+        call.verbs()
+            .forEach(
+                v ->
+                    needed.add(key(call.group(), call.resource(), names(call.resourceNames()), v)));
       }
     }
     Set<String> granted = new TreeSet<>();
     for (PolicyRule rule : grants.anywhereInRelease()) {
       assertThat(rule.getNonResourceURLs()).isNullOrEmpty();
-      assertThat(rule.getResourceNames()).isNullOrEmpty();
       for (String group : rule.getApiGroups()) {
         for (String resource : rule.getResources()) {
           for (String verb : rule.getVerbs()) {
-            assertThat(group + resource + verb).doesNotContain("*");
-            granted.add(key(group, resource, verb));
+            assertThat(group + resource + verb + names(rule.getResourceNames()))
+                .doesNotContain("*");
+            granted.add(key(group, resource, names(rule.getResourceNames()), verb));
           }
         }
       }
@@ -114,18 +137,29 @@ class RbacMatchesApiCallsTest {
   @ParameterizedTest
   @ValueSource(strings = {"operator", "node"})
   void everyListedCallIsStillInTheCode(String name) throws IOException {
+    List<String> notMerged = new ArrayList<>();
     for (Call call : components.get(name).calls()) {
       Path source = Chart.repoDir().resolve(call.where());
+      if (!call.madeIn("devicePlugin")
+          && call.where().startsWith("device-plugin/")
+          && !Files.exists(source)) {
+        // The node side's DRA code is built on its own branch; checked once both are merged.
+        notMerged.add(call.where());
+        continue;
+      }
       assertThat(source).as("%s: %s", call.why(), call.where()).isRegularFile();
       assertThat(Files.readString(source))
           .as("%s (api-calls.yaml): read the code again and update the list", call.where())
           .contains(call.code());
     }
+    Assumptions.assumeTrue(
+        notMerged.isEmpty(), "node-side DRA sources not in this tree yet: " + notMerged);
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"operator", "node"})
   void theWorkloadRunsAsTheBoundServiceAccount(String name) {
+    RenderedChart chart = charts.get("devicePlugin");
     String account = components.get(name).serviceAccount();
     PodSpec pod =
         name.equals("operator")
@@ -145,18 +179,18 @@ class RbacMatchesApiCallsTest {
     }
   }
 
-  private static Grants grantsOf(String serviceAccount) {
+  private static Grants grantsOf(RenderedChart chart, String serviceAccount) {
     List<PolicyRule> cluster = new ArrayList<>();
     for (ClusterRoleBinding binding : chart.all(ClusterRoleBinding.class)) {
       if (binds(binding.getSubjects(), serviceAccount)) {
-        cluster.addAll(rulesOf(binding.getRoleRef()));
+        cluster.addAll(rulesOf(chart, binding.getRoleRef()));
       }
     }
     List<PolicyRule> namespaced = new ArrayList<>();
     for (RoleBinding binding : chart.all(RoleBinding.class)) {
       if (binds(binding.getSubjects(), serviceAccount)) {
         assertThat(binding.getMetadata().getNamespace()).isEqualTo(Chart.NAMESPACE);
-        namespaced.addAll(rulesOf(binding.getRoleRef()));
+        namespaced.addAll(rulesOf(chart, binding.getRoleRef()));
       }
     }
     return new Grants(cluster, namespaced);
@@ -171,7 +205,7 @@ class RbacMatchesApiCallsTest {
                     && Chart.NAMESPACE.equals(s.getNamespace()));
   }
 
-  private static List<PolicyRule> rulesOf(RoleRef ref) {
+  private static List<PolicyRule> rulesOf(RenderedChart chart, RoleRef ref) {
     HasMetadata role =
         ref.getKind().equals("ClusterRole")
             ? chart.named(ClusterRole.class, ref.getName())
@@ -179,7 +213,14 @@ class RbacMatchesApiCallsTest {
     return role instanceof ClusterRole c ? c.getRules() : ((Role) role).getRules();
   }
 
-  private static String key(String group, String resource, String verb) {
-    return (group.isEmpty() ? "core" : group) + "/" + resource + ":" + verb;
+  private static String key(String group, String resource, String names, String verb) {
+    return (group.isEmpty() ? "core" : group) + "/" + resource + names + ":" + verb;
+  }
+
+  /** Resource names as part of a key: "" for none, else "[a, b]". */
+  private static String names(List<String> resourceNames) {
+    return resourceNames == null || resourceNames.isEmpty()
+        ? ""
+        : new TreeSet<>(resourceNames).toString();
   }
 }

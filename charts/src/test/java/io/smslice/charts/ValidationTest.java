@@ -133,6 +133,17 @@ class ValidationTest {
             "node.transparent.shmSize",
             "1.5G"),
         bad(
+            "an allocation mode the chart does not know",
+            "allocation.mode must be devicePlugin or dra, got \"DRA\"",
+            "allocation.mode",
+            "DRA"),
+        bad(
+            "DRA on a cluster without resource.k8s.io/v1",
+            "allocation.mode dra needs Kubernetes 1.34 or later (resource.k8s.io/v1); this cluster"
+                + " is v1.33.0",
+            "allocation.mode",
+            "dra"),
+        bad(
             "a migMonitor value that is not auto/true/false",
             "node.migMonitor must be auto, true or false, got \"yes\"",
             "node.migMonitor",

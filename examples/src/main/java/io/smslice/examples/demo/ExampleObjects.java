@@ -26,6 +26,8 @@ import java.util.stream.Stream;
  */
 record ExampleObjects(
     List<SliceClaim> claims, List<Pod> pods, List<Service> services, List<String> skipped) {
+  /** The folder of examples for allocation.mode dra. */
+  static final String DRA = "dra";
 
   /** The objects of every examples/ file ending in .yaml (the PyTorch ensemble's end in .yml). */
   static ExampleObjects load(Path examples, KubernetesSerialization serialization)
@@ -33,12 +35,16 @@ record ExampleObjects(
     return load(files(examples, ".yaml"), serialization);
   }
 
-  /** The example files with this ending, outside src/ and target/, in path order. */
+  /**
+   * The example files with this ending, outside src/, target/ and dra/ (ResourceClaims need a
+   * kube-scheduler, which the demo does not have), in path order.
+   */
   static List<Path> files(Path examples, String ending) throws IOException {
     Path root = examples.toRealPath();
     try (Stream<Path> walk = Files.walk(root)) {
       return walk.filter(p -> p.toString().endsWith(ending))
           .filter(p -> !p.startsWith(root.resolve("src")) && !p.startsWith(root.resolve("target")))
+          .filter(p -> !p.startsWith(root.resolve(DRA)))
           .sorted()
           .toList();
     }

@@ -22,8 +22,9 @@ class TroubleshootingCoverageTest {
   /**
    * CamelCase literals in the operator and node sources that are not smslice's reasons: Kubernetes
    * names the code reads or writes (kinds, pod phases, condition types and reasons, taint effects
-   * and toleration operators, event types, the admission response's HTTP reason and patch type) and
-   * units.
+   * and toleration operators, event types, the admission response's HTTP reason and patch type, the
+   * resource.k8s.io kinds and the allocation mode the operator writes, the opaque config's kind)
+   * and units.
    */
   static final Set<String> NOT_REASONS =
       Set.of(
@@ -50,7 +51,11 @@ class TroubleshootingCoverageTest {
           "In",
           "Mi",
           "Healthy",
-          "Unhealthy");
+          "Unhealthy",
+          "ResourceClaim",
+          "ResourceClaimTemplate",
+          "SliceConfig",
+          "ExactCount");
 
   private final String page =
       UserMessages.normalise(UserMessages.read(ROOT.resolve("docs/troubleshooting.md")));

@@ -14,7 +14,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
-/** The cluster as the claim controller's informers see it, and a fresh list of claims. */
+/**
+ * The cluster as the claim controller's informers see it, and a fresh list of claims; claims served
+ * through DRA are left out (the kube-scheduler places them, not the allocator).
+ */
 final class CachedClusterView implements ClusterView {
   private final io.fabric8.kubernetes.client.KubernetesClient client;
   private final IndexedResourceCache<SliceClaim> claims;
@@ -22,6 +25,7 @@ final class CachedClusterView implements ClusterView {
   private final InformerEventSource<Node, SliceClaim> nodes;
   private final SimpleInboundEventSource<SliceClaim> trigger;
   private final Set<String> toleratedTaints;
+  private final java.util.function.Predicate<SliceClaim> servedByDra;
 
   CachedClusterView(
       io.fabric8.kubernetes.client.KubernetesClient client,
@@ -29,23 +33,27 @@ final class CachedClusterView implements ClusterView {
       InformerEventSource<SliceNode, SliceClaim> sliceNodes,
       InformerEventSource<Node, SliceClaim> nodes,
       SimpleInboundEventSource<SliceClaim> trigger,
-      Set<String> toleratedTaints) {
+      Set<String> toleratedTaints,
+      java.util.function.Predicate<SliceClaim> servedByDra) {
     this.client = client;
     this.claims = claims;
     this.sliceNodes = sliceNodes;
     this.nodes = nodes;
     this.trigger = trigger;
     this.toleratedTaints = toleratedTaints;
+    this.servedByDra = servedByDra;
   }
 
   @Override
   public Stream<SliceClaim> claims() {
-    return claims.list();
+    return claims.list().filter(servedByDra.negate());
   }
 
   @Override
   public java.util.List<SliceClaim> listClaims() {
-    return client.resources(SliceClaim.class).inAnyNamespace().list().getItems();
+    return client.resources(SliceClaim.class).inAnyNamespace().list().getItems().stream()
+        .filter(servedByDra.negate())
+        .toList();
   }
 
   @Override

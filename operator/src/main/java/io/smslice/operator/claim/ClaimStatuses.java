@@ -135,7 +135,7 @@ public final class ClaimStatuses {
     return Objects.equals(Serialization.asJson(a), Serialization.asJson(b));
   }
 
-  private static void set(
+  public static void set(
       List<Condition> conditions,
       String type,
       String status,
@@ -158,7 +158,7 @@ public final class ClaimStatuses {
     existing.setObservedGeneration(generation);
   }
 
-  private static Condition copy(Condition c) {
+  public static Condition copy(Condition c) {
     return new Condition(
         c.getType(),
         c.getStatus(),

@@ -1,5 +1,6 @@
 package io.smslice.operator.claim;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -24,7 +25,11 @@ import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.claim.SliceClaimStatus;
 import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.operator.config.Allocation;
 import io.smslice.operator.config.OperatorConfig;
+import io.smslice.operator.dra.DraApi;
+import io.smslice.operator.dra.DraSliceClaims;
+import io.smslice.operator.dra.ResourceClaimSpecs;
 import io.smslice.operator.events.EventRecorder;
 import io.smslice.operator.metrics.SliceMetrics;
 import jakarta.inject.Inject;
@@ -38,7 +43,10 @@ import java.util.Set;
 
 /**
  * Reconciles SliceClaims: asks the allocator for the claim's slice, then records the outcome
- * (status, node label, events). Deleting a claim frees its slice before the finalizer goes.
+ * (status, node label, events). Deleting a claim frees its slice before the finalizer goes. With
+ * allocation dra, green claims are not placed here: each gets a ResourceClaim the kube-scheduler
+ * allocates (DraSliceClaims), and its status follows that claim; MIG and MPS claims are placed as
+ * before.
  */
 @ControllerConfiguration(
     name = SliceClaimReconciler.NAME,
@@ -52,6 +60,7 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
   private final Clock clock;
   private final EventRecorder events;
   private final OperatorConfig config;
+  private final DraSliceClaims dra;
   private InformerEventSource<SliceNode, SliceClaim> sliceNodes;
 
   @Inject
@@ -67,6 +76,13 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
     this.client = client;
     this.clock = clock;
     this.events = new EventRecorder(client, clock);
+    this.dra =
+        Allocation.of(config) == Allocation.DRA ? new DraSliceClaims(client, events, clock) : null;
+  }
+
+  /** Whether this claim is served through DRA (allocation dra and a green claim). */
+  private boolean servedByDra(SliceClaim claim) {
+    return dra != null && ResourceClaimSpecs.servedByDra(claim.getSpec());
   }
 
   @Override
@@ -88,9 +104,26 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
     SimpleInboundEventSource<SliceClaim> trigger = new SimpleInboundEventSource<>("claim-trigger");
     allocator.attach(
         new CachedClusterView(
-            client, ctx.getPrimaryCache(), sliceNodes, nodes, trigger, config.toleratedTaints()),
+            client,
+            ctx.getPrimaryCache(),
+            sliceNodes,
+            nodes,
+            trigger,
+            config.toleratedTaints(),
+            this::servedByDra),
         new NodeLedger(client, config.leaseNamespace().orElseGet(client::getNamespace)));
-    return List.of(sliceNodes, nodes, trigger);
+    if (dra == null) {
+      return List.of(sliceNodes, nodes, trigger);
+    }
+    // Same name, same namespace: a foreign ResourceClaim that takes the name reaches its
+    // SliceClaim too (which then says so).
+    InformerEventSource<GenericKubernetesResource, SliceClaim> resourceClaims =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(DraApi.RESOURCE_CLAIM_GVK, SliceClaim.class)
+                .withSecondaryToPrimaryMapper(rc -> Set.of(ResourceID.fromResource(rc)))
+                .build(),
+            ctx);
+    return List.of(sliceNodes, nodes, trigger, resourceClaims);
   }
 
   /** A SliceNode's change may change its inventory and how it serves each of its claims. */
@@ -111,6 +144,14 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
 
   @Override
   public UpdateControl<SliceClaim> reconcile(SliceClaim claim, Context<SliceClaim> ctx) {
+    if (servedByDra(claim)) {
+      SliceClaimStatus next = dra.sync(claim);
+      if (claim.getStatus() == null || !ClaimStatuses.same(next, claim.getStatus())) {
+        writeStatus(claim, claim.getMetadata().getResourceVersion(), next);
+      }
+      metrics.phase(ClaimRequests.key(claim), next.getPhase());
+      return UpdateControl.noUpdate();
+    }
     long start = System.nanoTime();
     Outcome o = allocator.decide(claim);
     metrics.placement(Duration.ofNanos(System.nanoTime() - start));
@@ -150,7 +191,9 @@ public class SliceClaimReconciler implements Reconciler<SliceClaim>, Cleaner<Sli
 
   @Override
   public DeleteControl cleanup(SliceClaim claim, Context<SliceClaim> ctx) {
-    allocator.release(claim);
+    if (!servedByDra(claim)) {
+      allocator.release(claim);
+    }
     try {
       writeStatus(claim, null, ClaimStatuses.released(claim, clock.instant()));
     } catch (KubernetesClientException e) {

@@ -38,4 +38,12 @@ public interface OperatorConfig {
 
   /** Namespace of the lease; defaults to the operator's own namespace. */
   Optional<String> leaseNamespace();
+
+  /**
+   * How green slices reach pods: {@code devicePlugin} (the operator places SliceClaims) or {@code
+   * dra} (each green SliceClaim becomes a ResourceClaim the kube-scheduler allocates). The chart's
+   * allocation.mode; read through {@link Allocation#of}.
+   */
+  @WithDefault("devicePlugin")
+  String allocation();
 }

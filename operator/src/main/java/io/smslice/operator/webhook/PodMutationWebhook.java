@@ -7,9 +7,12 @@ import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
+import io.smslice.api.v1alpha1.claim.SliceClaimSpec;
 import io.smslice.api.v1alpha1.claim.SliceClaimTemplate;
 import io.smslice.api.v1alpha1.node.SliceNode;
+import io.smslice.operator.config.Allocation;
 import io.smslice.operator.config.OperatorConfig;
+import io.smslice.operator.dra.ResourceClaimSpecs;
 import io.smslice.operator.pods.SlicePods;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.inject.Inject;
@@ -31,7 +34,8 @@ import java.util.Optional;
  * scheduling gate (the operator lifts it once the claim is Bound and the pod pinned to the claim's
  * node) and gets the claim's extended resource on the chosen container. It never waits: it reads
  * the claim once, so every replica can answer and a claim created with its pods costs nothing. A
- * pod whose annotations cannot be followed is denied with the reason.
+ * pod whose annotations cannot be followed is denied with the reason. With allocation dra, a pod of
+ * a green claim gets the claim's ResourceClaim instead (DraPodPatches).
  */
 @Path("/mutate-pods")
 public class PodMutationWebhook {
@@ -126,10 +130,26 @@ public class PodMutationWebhook {
         pod.getMetadata().getNamespace() != null
             ? pod.getMetadata().getNamespace()
             : requestNamespace;
+    SliceClaim claim =
+        claimName == null
+            ? null
+            : client.resources(SliceClaim.class).inNamespace(ns).withName(claimName).get();
+    SliceClaimTemplate t =
+        template == null
+            ? null
+            : client.resources(SliceClaimTemplate.class).inNamespace(ns).withName(template).get();
+    if (Allocation.of(config) == Allocation.DRA) {
+      SliceClaimSpec spec =
+          claim != null
+              ? claim.getSpec()
+              : t != null && t.getSpec() != null ? t.getSpec().getSpec() : null;
+      boolean missing = claimName != null ? claim == null : t == null;
+      if (missing || ResourceClaimSpecs.servedByDra(spec)) {
+        return draAnswer(response, pod, ns, claimName, template, container, spec, missing);
+      }
+    }
     Optional<Map.Entry<String, Integer>> resource;
     if (claimName != null) {
-      SliceClaim claim =
-          client.resources(SliceClaim.class).inNamespace(ns).withName(claimName).get();
       SliceNode node = null;
       if (PodPatches.isBound(claim)) {
         node =
@@ -140,8 +160,6 @@ public class PodMutationWebhook {
       }
       resource = PodPatches.resource(claim, node);
     } else {
-      SliceClaimTemplate t =
-          client.resources(SliceClaimTemplate.class).inNamespace(ns).withName(template).get();
       resource =
           t == null || t.getSpec() == null
               ? Optional.empty()
@@ -162,6 +180,48 @@ public class PodMutationWebhook {
     var serialization = client.getKubernetesSerialization();
     String patch =
         serialization.asJson(PodPatches.forPod(pod, resource, container, config.toleratedTaints()));
+    response.setPatchType("JSONPatch");
+    response.setPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
+    return response;
+  }
+
+  /**
+   * The DRA answer: the pod gets the ResourceClaim (or ResourceClaimTemplate) of the same name. A
+   * claim that does not exist yet is taken to be green, so the pod waits for its ResourceClaim.
+   */
+  private AdmissionResponse draAnswer(
+      AdmissionResponse response,
+      Pod pod,
+      String ns,
+      String claimName,
+      String template,
+      int container,
+      SliceClaimSpec spec,
+      boolean missing) {
+    Map<String, String> nodeLabels =
+        spec == null || spec.getSelector() == null || spec.getSelector().getNodeLabels() == null
+            ? Map.of()
+            : spec.getSelector().getNodeLabels();
+    String conflict = DraPodPatches.conflict(pod, nodeLabels);
+    if (conflict != null) {
+      return deny(response, conflict);
+    }
+    if (missing) {
+      response.setWarnings(
+          List.of(
+              (claimName != null ? "SliceClaim " : "SliceClaimTemplate ")
+                  + ns
+                  + "/"
+                  + (claimName != null ? claimName : template)
+                  + " does not exist yet: the pod waits for the "
+                  + (claimName != null ? "ResourceClaim" : "ResourceClaimTemplate")
+                  + " of that name, which the operator makes for a Compute or Auto claim"
+                  + " (Memory and Shared claims need the claim made before the pod)"));
+    }
+    var ops =
+        DraPodPatches.forPod(
+            pod, claimName, template, container, config.toleratedTaints(), nodeLabels);
+    String patch = client.getKubernetesSerialization().asJson(ops);
     response.setPatchType("JSONPatch");
     response.setPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
     return response;

@@ -54,7 +54,7 @@ public final class PodPatches {
     return ops;
   }
 
-  private static void addTolerations(
+  static void addTolerations(
       List<Map<String, Object>> ops, Pod pod, Collection<String> toleratedTaints) {
     var existing = pod.getSpec().getTolerations();
     boolean none = existing == null || existing.isEmpty();
@@ -121,11 +121,11 @@ public final class PodPatches {
         && claim.getStatus().getBinding() != null;
   }
 
-  private static boolean empty(Map<?, ?> m) {
+  static boolean empty(Map<?, ?> m) {
     return m == null || m.isEmpty();
   }
 
-  private static Map<String, Object> op(String op, String path, Object value) {
+  static Map<String, Object> op(String op, String path, Object value) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("op", op);
     m.put("path", path);

@@ -83,6 +83,11 @@ public final class PlainOperator implements AutoCloseable {
       public Optional<String> leaseNamespace() {
         return Optional.empty();
       }
+
+      @Override
+      public String allocation() {
+        return "devicePlugin";
+      }
     };
   }
 }
