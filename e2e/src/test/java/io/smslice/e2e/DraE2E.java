@@ -1,0 +1,315 @@
+package io.smslice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.smslice.e2e.cluster.ClusterNode;
+import io.smslice.e2e.cluster.Wait;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * SM slices through Dynamic Resource Allocation on the real control plane and kubelets: the chart
+ * installed with {@code allocation.mode=dra} on two GPU nodes of four simulated GPUs each; the
+ * kube-scheduler allocates the ResourceClaims from the node sides' ResourceSlices, the kubelets
+ * call the DRA plugin's NodePrepareResources, containerd applies its CDI edits. Runs after the
+ * device-plugin suite has uninstalled its release.
+ */
+@Order(1100)
+@ExtendWith(ClusterExtension.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DraE2E {
+  /** The second GPU node the local cluster adds for this suite. */
+  static final String SECOND = "gpu-node-1";
+
+  static final int GPUS_PER_NODE = 4;
+
+  private static String ns;
+
+  @BeforeAll
+  static void install(TestCluster cluster) throws Exception {
+    if (cluster.isLocal() && !cluster.local().hasNode(SECOND)) {
+      cluster.local().addNode(ClusterNode.asCloudProvidersMakeThem(SECOND));
+    }
+    if (cluster.helm("status", Install.RELEASE, "-n", Install.NAMESPACE).run().ok()) {
+      cluster
+          .helm("uninstall", Install.RELEASE, "-n", Install.NAMESPACE, "--wait")
+          .withTimeout(Duration.ofMinutes(4))
+          .check();
+    }
+    Install.install(
+        cluster,
+        "--set",
+        "allocation.mode=dra",
+        "--set",
+        "node.configDefaults.simulatedGpus=" + GPUS_PER_NODE);
+    Wait.until(
+        Duration.ofMinutes(3),
+        "ResourceSlices with " + 2 * GPUS_PER_NODE + " smslice.io devices",
+        () -> Dra.devices(cluster).size() == 2 * GPUS_PER_NODE);
+    ns = Tenants.namespace(cluster, "dra", "baseline");
+  }
+
+  @AfterAll
+  static void removeTenants(TestCluster cluster) throws Exception {
+    Tenants.delete(cluster, ns);
+  }
+
+  /**
+   * 100 ResourceClaims of 8, 16 and 24 SMs (912 of the 960 SMs eight simulated H200s offer in
+   * groups of 8), each used by one container of 25 four-container pods.
+   */
+  @Test
+  @Order(1)
+  void hundredClaimsAcrossEightGpusOnTwoNodesArePreparedOnDisjointGroups(TestCluster cluster)
+      throws Exception {
+    StringBuilder manifests = new StringBuilder();
+    for (int c = 0; c < 100; c++) {
+      manifests.append(Dra.claim(String.format("c-%03d", c), sms(c), null));
+    }
+    for (int p = 0; p < 25; p++) {
+      List<String> claims = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        claims.add(String.format("c-%03d", 4 * p + i));
+      }
+      manifests.append(Dra.podWithClaims(String.format("p-%02d", p), claims, null));
+    }
+    cluster.kubectl("apply", "-n", ns, "-f", "-").check(manifests.toString());
+    Dra.awaitRunning(cluster, ns, "smslice.io/test=dra", 25, Duration.ofMinutes(8));
+
+    Map<String, Dra.Prepared> prepared = Dra.prepared(cluster, ns);
+    assertThat(prepared).hasSize(100);
+    Dra.assertDisjoint(prepared.values());
+    assertThat(prepared.values().stream().map(Dra.Prepared::pool).collect(Collectors.toSet()))
+        .containsExactlyInAnyOrder(TestCluster.NODE, SECOND);
+    assertThat(prepared.values().stream().map(Dra.Prepared::gpu).collect(Collectors.toSet()))
+        .hasSize(2 * GPUS_PER_NODE);
+    for (Dra.Prepared claim : prepared.values()) {
+      assertThat(claim.groups().size() * claim.groupSize())
+          .as(claim.name() + ": groups for the SMs the scheduler allocated")
+          .isEqualTo(claim.sms());
+    }
+    // What each container sees is its own claim's groups, as the agent serves them.
+    Map<String, Dra.Served> served = Dra.servedByAgents(cluster, ns);
+    for (int p = 0; p < 25; p++) {
+      String pod = String.format("p-%02d", p);
+      for (int i = 0; i < 4; i++) {
+        String claim = String.format("c-%03d", 4 * p + i);
+        Dra.Seen seen = Dra.seen(cluster, ns, pod, "c" + i);
+        Dra.Prepared expected = prepared.get(claim);
+        assertThat(seen.claim()).isEqualTo(ns + "/" + claim);
+        assertThat(seen.gpu()).isEqualTo(expected.gpu());
+        assertThat(seen.groups()).isEqualTo(expected.groups());
+        assertThat(served.get(claim)).as(claim + " served by its node's agent").isNotNull();
+        assertThat(served.get(claim).groups()).isEqualTo(expected.groups());
+        assertThat(served.get(claim).node()).isEqualTo(expected.pool());
+      }
+    }
+    // The later tests need the GPUs free; p-00 and its claims stay for the restart and deletion.
+    List<String> pods = new ArrayList<>(List.of("delete", "pod", "-n", ns, "--wait=true"));
+    List<String> claims =
+        new ArrayList<>(List.of("delete", "resourceclaim", "-n", ns, "--wait=true"));
+    for (int p = 1; p < 25; p++) {
+      pods.add(String.format("p-%02d", p));
+      for (int i = 0; i < 4; i++) {
+        claims.add(String.format("c-%03d", 4 * p + i));
+      }
+    }
+    cluster.kubectl(pods.toArray(String[]::new)).withTimeout(Duration.ofMinutes(4)).check();
+    cluster.kubectl(claims.toArray(String[]::new)).withTimeout(Duration.ofMinutes(2)).check();
+  }
+
+  private static int sms(int claim) {
+    return claim % 10 == 9 ? 16 : claim % 50 == 12 ? 24 : 8;
+  }
+
+  /**
+   * The case the device plugin cannot tell apart: same-size pods of one Deployment made at once on
+   * one node. Each gets its own claim, with no gate and no release order.
+   */
+  @Test
+  @Order(2)
+  void sameSizePodsMadeAtOnceOnOneNodeEachGetTheirOwnClaim(TestCluster cluster) throws Exception {
+    cluster
+        .kubectl("apply", "-n", ns, "-f", "-")
+        .check(Dra.template("twin", 8) + Dra.deployment("twins", 6, "twin", SECOND));
+    List<Pod> pods = Dra.awaitRunning(cluster, ns, "app=twins", 6, Duration.ofMinutes(3));
+    for (Pod pod : pods) {
+      assertThat(pod.getSpec().getSchedulingGates()).as("no smslice gate under DRA").isEmpty();
+    }
+    Map<String, Dra.Prepared> prepared = Dra.prepared(cluster, ns);
+    Dra.assertDisjoint(prepared.values());
+    Set<String> claims = new HashSet<>();
+    for (Pod pod : pods) {
+      String own = pod.getStatus().getResourceClaimStatuses().getFirst().getResourceClaimName();
+      Dra.Seen seen = Dra.seen(cluster, ns, pod.getMetadata().getName(), "main");
+      assertThat(seen.claim()).isEqualTo(ns + "/" + own);
+      assertThat(seen.groups()).isEqualTo(prepared.get(own).groups());
+      claims.add(own);
+    }
+    assertThat(claims).hasSize(6);
+  }
+
+  /**
+   * The node side restarted while the kubelet prepares claims: every pod starts, groups stay
+   * disjoint, and claims prepared before keep their groups (the plugin's checkpoint).
+   */
+  @Test
+  @Order(3)
+  void aNodeSideRestartedDuringPreparesLosesAndDoublesNothing(TestCluster cluster)
+      throws Exception {
+    Map<String, Dra.Prepared> before = Dra.prepared(cluster, ns);
+    cluster
+        .kubectl("apply", "-n", ns, "-f", "-")
+        .check(Dra.template("late", 8) + Dra.deployment("late", 4, "late", TestCluster.NODE));
+    cluster
+        .kubectl(
+            "delete",
+            "pod",
+            "-n",
+            Install.NAMESPACE,
+            "-l",
+            "app.kubernetes.io/component=node",
+            "--field-selector",
+            "spec.nodeName=" + TestCluster.NODE,
+            "--wait=false")
+        .check();
+    Dra.awaitRunning(cluster, ns, "app=late", 4, Duration.ofMinutes(4));
+    Map<String, Dra.Prepared> after = Dra.prepared(cluster, ns);
+    Dra.assertDisjoint(after.values());
+    for (var claim : before.entrySet()) {
+      assertThat(after.get(claim.getKey()).groups())
+          .as(claim.getKey() + " keeps its groups through the restart")
+          .isEqualTo(claim.getValue().groups());
+    }
+    // The agents serve every prepared claim again, on its groups (the SliceNode shows it within
+    // its publishing interval).
+    Wait.until(
+        Duration.ofMinutes(1),
+        "every prepared claim served again on its groups",
+        () -> {
+          Map<String, Dra.Served> served = Dra.servedByAgents(cluster, ns);
+          return after.entrySet().stream()
+              .allMatch(
+                  c ->
+                      served.containsKey(c.getKey())
+                          && served.get(c.getKey()).groups().equals(c.getValue().groups()));
+        });
+  }
+
+  /**
+   * A claim deleted while its pod runs stays served until the pod is gone (Kubernetes keeps a
+   * reserved claim); then the kubelet unprepares it and its groups are free.
+   */
+  @Test
+  @Order(4)
+  void aClaimDeletedWhileItsPodRunsIsReleasedWhenThePodGoes(TestCluster cluster) throws Exception {
+    cluster.kubectl("delete", "resourceclaim", "-n", ns, "c-000", "--wait=false").check();
+    Thread.sleep(3000);
+    assertThat(Dra.servedByAgents(cluster, ns)).containsKey("c-000");
+    assertThat(cluster.client.pods().inNamespace(ns).withName("p-00").get().getStatus().getPhase())
+        .isEqualTo("Running");
+    cluster.kubectl("delete", "pod", "-n", ns, "p-00", "--wait=true").check();
+    Wait.until(
+        Duration.ofMinutes(2),
+        "c-000 gone and no longer served",
+        () ->
+            !Dra.servedByAgents(cluster, ns).containsKey("c-000")
+                && !Dra.exists(cluster, ns, "c-000"));
+  }
+
+  /**
+   * A claim the node cannot serve (a priority smslice does not know) is refused by
+   * NodePrepareResources with a reason on the pod's events and on the claim.
+   */
+  @Test
+  @Order(5)
+  void aClaimTheNodeCannotServeGetsAClearReason(TestCluster cluster) throws Exception {
+    cluster
+        .kubectl("apply", "-n", ns, "-f", "-")
+        .check(
+            Dra.claim("urgent", 8, "Urgent")
+                + Dra.podWithClaims("urgent", List.of("urgent"), null));
+    Wait.until(
+        Duration.ofMinutes(2),
+        "an event on pod urgent saying why smslice cannot prepare its claim",
+        () ->
+            Dra.eventMessages(cluster, ns, "Pod", "urgent").stream()
+                .anyMatch(m -> m.contains("smslice:")));
+    assertThat(Dra.eventMessages(cluster, ns, "ResourceClaim", "urgent"))
+        .anyMatch(m -> m.contains("Urgent"));
+    cluster.kubectl("delete", "pod,resourceclaim", "-n", ns, "urgent", "--wait=false").check();
+  }
+
+  /** A SliceClaim on a DRA cluster: the operator's ResourceClaim, served and reported back. */
+  @Test
+  @Order(6)
+  void aSliceClaimIsServedThroughDra(TestCluster cluster) throws Exception {
+    cluster
+        .kubectl("apply", "-n", ns, "-f", "-")
+        .check(
+            """
+            apiVersion: smslice.io/v1alpha1
+            kind: SliceClaim
+            metadata: {name: detector}
+            spec: {sms: 16, memory: 1Gi, isolation: Compute}
+            ---
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: detector
+              labels: {app: detector}
+              annotations: {smslice.io/claim: detector}
+            spec:
+              containers:
+              - name: main
+                image: %s
+                command: [sh, -c, 'echo "claim=$SMSLICE_CLAIM gpu=$SMSLICE_GPU_UUID groups=$SMSLICE_SM_GROUPS"; exec sleep 100000']
+            """
+                .formatted(Dra.IMAGE));
+    Dra.awaitRunning(cluster, ns, "app=detector", 1, Duration.ofMinutes(3));
+    cluster
+        .kubectl("wait", "--for=condition=Ready", "--timeout=120s", "slc/detector", "-n", ns)
+        .check();
+    Dra.Prepared claim = Dra.prepared(cluster, ns).get("detector");
+    assertThat(claim).as("the operator's ResourceClaim of the SliceClaim").isNotNull();
+    assertThat(claim.sms()).isEqualTo(16);
+    assertThat(Dra.seen(cluster, ns, "detector", "main").groups()).isEqualTo(claim.groups());
+    var slc =
+        cluster
+            .client
+            .resources(io.smslice.api.v1alpha1.claim.SliceClaim.class)
+            .inNamespace(ns)
+            .withName("detector")
+            .get();
+    assertThat(slc.getStatus().getBinding().getSmGroups()).isEqualTo(claim.groups());
+    assertThat(slc.getStatus().getBinding().getGpuUuid()).isEqualTo(claim.gpu());
+  }
+
+  /** The user's path of docs/install.md: the example ResourceClaimTemplate and its Deployment. */
+  @Test
+  @Order(7)
+  void theDraExampleRunsOnDisjointGroups(TestCluster cluster) throws Exception {
+    cluster
+        .kubectl("apply", "-n", ns, "-f", cluster.repo.resolve("examples/dra").toString())
+        .check();
+    List<Pod> pods = Dra.awaitRunning(cluster, ns, "app=dra-detector", 3, Duration.ofMinutes(4));
+    // A client-library tenant runs kernels through its claim's agent, reached through the CDI
+    // edits.
+    Tenants.awaitKernels(
+        cluster, ns, pods.getFirst().getMetadata().getName(), Duration.ofSeconds(30));
+    Dra.assertDisjoint(Dra.prepared(cluster, ns).values());
+  }
+}
