@@ -49,12 +49,19 @@ class DraE2E {
           .withTimeout(Duration.ofMinutes(4))
           .check();
     }
-    Install.install(
-        cluster,
-        "--set",
-        "allocation.mode=dra",
-        "--set",
-        "node.configDefaults.simulatedGpus=" + GPUS_PER_NODE);
+    // An uninstall keeps the CRDs, and the documented upgrade gave them to kubectl's field manager:
+    // a new install takes them as they are.
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--set",
+                "allocation.mode=dra",
+                "--set",
+                "node.configDefaults.simulatedGpus=" + GPUS_PER_NODE));
+    if (cluster.kubectl("get", "crd", "sliceclaims.smslice.io").run().ok()) {
+      args.add("--skip-crds");
+    }
+    Install.install(cluster, args.toArray(String[]::new));
     Wait.until(
         Duration.ofMinutes(3),
         "ResourceSlices with " + 2 * GPUS_PER_NODE + " smslice.io devices",
