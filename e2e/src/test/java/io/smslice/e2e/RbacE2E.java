@@ -38,7 +38,8 @@ class RbacE2E {
       String why,
       String where,
       String code,
-      List<String> modes) {}
+      List<String> modes,
+      List<String> resourceNames) {}
 
   record Component(String serviceAccount, List<Call> calls) {}
 
@@ -73,6 +74,10 @@ class RbacE2E {
       for (Call call : component.getValue().calls()) {
         if (call.modes() != null && !call.modes().contains(MODE)) {
           continue;
+        }
+        if (call.resourceNames() != null) {
+          throw new IllegalStateException(
+              "api-calls.yaml: " + target(call) + " names resources; this test asks about none");
         }
         for (String verb : call.verbs()) {
           if (!allowed(cluster, user, verb, call.group(), call.resource(), call.scope())) {
