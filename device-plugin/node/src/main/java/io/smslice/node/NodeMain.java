@@ -84,7 +84,9 @@ public final class NodeMain {
           Backends.open(config.backend().configName(), nodeName, config.simulatedGpus());
       opened.push(backend);
       Nvml nvml =
-          backend.simulated() ? SimulatedNvml.mirroring(backend.devices()) : NativeNvml.open();
+          backend.simulated()
+              ? SimulatedNvml.mirroring(backend.devices(), config.paths().simulatedFaults())
+              : NativeNvml.open();
       opened.push(nvml);
       LOG.info("NVML driver " + nvml.driverVersion() + ", GPU backend " + backend.backendName());
       NodeWithAgent node = NodeWithAgent.start(config, nodeName, client, backend, nvml);

@@ -40,6 +40,11 @@ public record NodePaths(
   /** A Unix socket path holds at most 107 bytes (sun_path is 108 with the final NUL). */
   public static final int UNIX_SOCKET_PATH_MAX = 107;
 
+  /** Where the simulated backend reads injected GPU health problems, one file per GPU UUID. */
+  public Path simulatedFaults() {
+    return run.resolve("simulated-faults");
+  }
+
   public Path mpsDirectory(String gpuUuid) {
     return run.resolve("mps").resolve(gpuUuid);
   }

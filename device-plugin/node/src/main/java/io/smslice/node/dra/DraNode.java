@@ -11,6 +11,7 @@ import io.smslice.node.dra.kubelet.DraKubeletPlugin;
 import io.smslice.node.dra.prepare.Checkpoint;
 import io.smslice.node.dra.prepare.ClaimHandout;
 import io.smslice.node.dra.prepare.ClaimPreparer;
+import io.smslice.node.dra.prepare.PreparedClaim;
 import io.smslice.node.dra.prepare.SliceAgent;
 import io.smslice.node.dra.slices.NodeResourceSlice;
 import io.smslice.node.dra.slices.ResourceSlicePublisher;
@@ -24,8 +25,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -82,7 +83,22 @@ public final class DraNode implements AutoCloseable {
     metrics.gauge(
         "smslice_node_dra_prepared_claims",
         "ResourceClaims this node has prepared (DRA), by GPU.",
-        () -> preparedByGpu(gpus, preparer));
+        () -> perGpu(gpus, preparer, p -> 1L));
+    metrics.gauge(
+        "smslice_node_dra_prepared_sms",
+        "SMs of the ResourceClaims this node has prepared (DRA), by GPU.",
+        () -> perGpu(gpus, preparer, PreparedClaim::sms));
+    metrics.gauge(
+        "smslice_node_dra_prepared_memory_bytes",
+        "GPU memory of the ResourceClaims this node has prepared (DRA), by GPU.",
+        () -> perGpu(gpus, preparer, PreparedClaim::memoryBytes));
+    metrics.gauge(
+        "smslice_node_dra_gpu_sms",
+        "SMs each GPU offers DRA in its ResourceSlice.",
+        () ->
+            gpus.stream()
+                .collect(
+                    Collectors.toMap(g -> "gpu=\"" + g.uuid() + "\"", g -> (double) g.smCount())));
     boolean transparentOn = config.transparent().enabled();
     ResourceSlicePublisher publisher =
         new ResourceSlicePublisher(
@@ -130,14 +146,17 @@ public final class DraNode implements AutoCloseable {
     return new DraNode(preparer, plugin, publisher);
   }
 
-  private static Map<String, Double> preparedByGpu(List<DraGpu> gpus, ClaimPreparer preparer) {
-    Map<String, Long> counts =
+  /** {@code value} summed over each GPU's prepared claims; every served GPU appears, 0 if none. */
+  private static Map<String, Double> perGpu(
+      List<DraGpu> gpus, ClaimPreparer preparer, ToLongFunction<PreparedClaim> value) {
+    Map<String, Long> sums =
         preparer.prepared().stream()
-            .collect(Collectors.groupingBy(p -> p.gpuUuid(), Collectors.counting()));
-    Set<String> uuids = gpus.stream().map(DraGpu::uuid).collect(Collectors.toSet());
-    return uuids.stream()
+            .collect(Collectors.groupingBy(PreparedClaim::gpuUuid, Collectors.summingLong(value)));
+    return gpus.stream()
+        .map(DraGpu::uuid)
+        .distinct()
         .collect(
-            Collectors.toMap(u -> "gpu=\"" + u + "\"", u -> (double) counts.getOrDefault(u, 0L)));
+            Collectors.toMap(u -> "gpu=\"" + u + "\"", u -> (double) sums.getOrDefault(u, 0L)));
   }
 
   public ClaimPreparer preparer() {

@@ -1,6 +1,10 @@
 package io.smslice.node.nvml;
 
 import io.smslice.gpu.GpuDevice;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +18,10 @@ import java.util.concurrent.TimeUnit;
  * NVML for nodes without a GPU (CI, the demo): the GPUs it is given, health problems and Xid errors
  * injected by whoever drives it. It says what it is: its driver version reads "simulated". Its
  * clocks and power are {@link #NOMINAL} on every GPU until set: constants, not a model of load.
+ *
+ * <p>With a fault directory, a file there named after a GPU's UUID is that GPU's health problem,
+ * its text the reason, until the file is removed: how a simulated node in a cluster is made
+ * unhealthy from inside its pod (docs/dra-node.md), where no test code can reach the process.
  */
 public final class SimulatedNvml implements Nvml {
   /** H200's maximum SM clock (1980 MHz), a steady 100 W and no clock-event reason. */
@@ -24,13 +32,24 @@ public final class SimulatedNvml implements Nvml {
   private final BlockingQueue<XidEvent> xids = new LinkedBlockingQueue<>();
   private final Map<String, List<GpuProcess>> processes = new ConcurrentHashMap<>();
   private final Map<String, GpuActivity> activity = new ConcurrentHashMap<>();
+  private final Path faultFiles;
 
   public SimulatedNvml(List<NvmlGpu> gpus) {
+    this(gpus, null);
+  }
+
+  private SimulatedNvml(List<NvmlGpu> gpus, Path faultFiles) {
     this.gpus = List.copyOf(gpus);
+    this.faultFiles = faultFiles;
   }
 
   /** NVML's view of a simulated GPU backend's devices: same UUIDs, no MIG. */
   public static SimulatedNvml mirroring(List<GpuDevice> devices) {
+    return mirroring(devices, null);
+  }
+
+  /** As {@link #mirroring(List)}, with health problems also read from files in {@code faults}. */
+  public static SimulatedNvml mirroring(List<GpuDevice> devices, Path faults) {
     return new SimulatedNvml(
         devices.stream()
             .map(
@@ -43,7 +62,8 @@ public final class SimulatedNvml implements Nvml {
                         d.index(),
                         false,
                         List.of()))
-            .toList());
+            .toList(),
+        faults);
   }
 
   /** Marks a GPU as having a problem; {@code null} clears it. */
@@ -81,7 +101,19 @@ public final class SimulatedNvml implements Nvml {
 
   @Override
   public Optional<String> healthProblem(String gpuUuid) {
-    return Optional.ofNullable(problems.get(gpuUuid));
+    String injected = problems.get(gpuUuid);
+    if (injected != null || faultFiles == null) {
+      return Optional.ofNullable(injected);
+    }
+    Path file = faultFiles.resolve(gpuUuid);
+    try {
+      String reason = Files.readString(file).strip();
+      return Optional.of(reason.isEmpty() ? "fault file " + file : reason);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of("fault file " + file + " is unreadable: " + e.getMessage());
+    }
   }
 
   @Override

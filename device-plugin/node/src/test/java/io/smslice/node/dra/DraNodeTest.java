@@ -72,9 +72,12 @@ class DraNodeTest {
         assertThat(r.getError()).isEmpty();
         assertThat(node.agent().endpoint("ml", "detector")).isPresent();
         assertThat(tmp.resolve("cdi").resolve("smslice.io-" + uid + ".json")).exists();
+        String gpu = "{gpu=\"" + NodeFixture.GREEN.uuid() + "\"} ";
         assertThat(node.metrics().scrape())
-            .contains(
-                "smslice_node_dra_prepared_claims{gpu=\"" + NodeFixture.GREEN.uuid() + "\"} 1.0");
+            .contains("smslice_node_dra_prepared_claims" + gpu + "1.0")
+            .contains("smslice_node_dra_prepared_sms" + gpu + "16.0")
+            .contains("smslice_node_dra_prepared_memory_bytes" + gpu + (8.0 * (1L << 30)))
+            .contains("smslice_node_dra_gpu_sms" + gpu + "120.0");
       }
     }
     assertThat(tmp.resolve("plugins_registry").resolve("smslice.io-reg.sock")).doesNotExist();
