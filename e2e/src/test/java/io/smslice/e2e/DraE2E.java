@@ -36,6 +36,9 @@ class DraE2E {
 
   static final int GPUS_PER_NODE = 4;
 
+  /** The taint the node side puts on an unhealthy GPU's device. */
+  static final String UNHEALTHY = "smslice.io/unhealthy";
+
   private static String ns;
 
   @BeforeAll
@@ -318,5 +321,174 @@ class DraE2E {
     Tenants.awaitKernels(
         cluster, ns, pods.getFirst().getMetadata().getName(), Duration.ofSeconds(30));
     Dra.assertDisjoint(Dra.prepared(cluster, ns).values());
+  }
+
+  /** The DRA install's RBAC on the real authorizer: its calls allowed, nothing beside them. */
+  @Test
+  @Order(0)
+  void theDraInstallAllowsItsCallsAndNoOtherVerbs(TestCluster cluster) throws Exception {
+    assertThat(RbacCheck.violations(cluster, "dra"))
+        .as("what the real authorizer allows beside the DRA install's calls")
+        .isEmpty();
+  }
+
+  /**
+   * A GPU that turns unhealthy (a fault file the simulated backend reads, written inside the node
+   * pod as an admin would exec into it): the node side taints the GPU's device in its
+   * ResourceSlice; a pod already on the GPU keeps running (NoSchedule); a claim that can only be
+   * met by that GPU is not allocated while the taint is there; once the GPU is healthy again the
+   * taint goes and the waiting pod is scheduled onto it.
+   */
+  @Test
+  @Order(8)
+  void anUnhealthyGpuIsTaintedAndTakesNoNewClaimsUntilItIsHealthyAgain(TestCluster cluster)
+      throws Exception {
+    Dra.Prepared running =
+        Dra.prepared(cluster, ns).values().stream()
+            .filter(c -> c.pool().equals(SECOND))
+            .findFirst()
+            .orElseThrow();
+    String device = SECOND + "/" + running.device();
+    String nodePod = nodePod(cluster, SECOND);
+    String faults = "/run/smslice/simulated-faults";
+    cluster
+        .kubectl(
+            "exec",
+            "-n",
+            Install.NAMESPACE,
+            nodePod,
+            "--",
+            "sh",
+            "-c",
+            "mkdir -p "
+                + faults
+                + " && echo 'double-bit ECC error (injected by DraE2E)' > "
+                + faults
+                + "/"
+                + running.gpu())
+        .check();
+    try {
+      Wait.until(
+          Duration.ofSeconds(60),
+          device + " tainted in its ResourceSlice",
+          () -> taints(cluster, device).contains(UNHEALTHY));
+      cluster
+          .kubectl("apply", "-n", ns, "-f", "-")
+          .check(
+              pinnedClaim("pinned", running.gpu())
+                  + Dra.podWithClaims("pinned", List.of("pinned"), null));
+      Wait.until(
+          Duration.ofMinutes(1),
+          "the scheduler to find pod pinned unschedulable",
+          () -> unschedulable(cluster, "pinned"));
+      Thread.sleep(15_000);
+      assertThat(Dra.prepared(cluster, ns)).doesNotContainKey("pinned");
+      assertThat(unschedulable(cluster, "pinned")).isTrue();
+      assertThat(
+              cluster.client.pods().inNamespace(ns).list().getItems().stream()
+                  .filter(p -> usesClaim(p, running.name()))
+                  .map(p -> p.getStatus().getPhase()))
+          .as("the pod on the tainted GPU keeps running")
+          .containsOnly("Running");
+    } finally {
+      cluster
+          .kubectl(
+              "exec",
+              "-n",
+              Install.NAMESPACE,
+              nodePod,
+              "--",
+              "rm",
+              "-f",
+              faults + "/" + running.gpu())
+          .check();
+    }
+    Wait.until(
+        Duration.ofSeconds(60),
+        device + " untainted",
+        () -> !taints(cluster, device).contains(UNHEALTHY));
+    Wait.until(
+        Duration.ofMinutes(2),
+        "pod pinned Running",
+        () ->
+            "Running"
+                .equals(
+                    cluster
+                        .client
+                        .pods()
+                        .inNamespace(ns)
+                        .withName("pinned")
+                        .get()
+                        .getStatus()
+                        .getPhase()));
+    Dra.Prepared pinned = Dra.prepared(cluster, ns).get("pinned");
+    assertThat(pinned.gpu()).isEqualTo(running.gpu());
+    assertThat(Dra.seen(cluster, ns, "pinned", "c0").groups()).isEqualTo(pinned.groups());
+    Dra.assertDisjoint(Dra.prepared(cluster, ns).values());
+  }
+
+  private static String nodePod(TestCluster cluster, String node) {
+    return cluster
+        .client
+        .pods()
+        .inNamespace(Install.NAMESPACE)
+        .withLabel("app.kubernetes.io/component", "node")
+        .withField("spec.nodeName", node)
+        .list()
+        .getItems()
+        .getFirst()
+        .getMetadata()
+        .getName();
+  }
+
+  /** The keys of a device's taints, "pool/device" as {@link Dra#devices} names it. */
+  @SuppressWarnings("unchecked")
+  private static Set<String> taints(TestCluster cluster, String device) {
+    Object taints = Dra.devices(cluster).getOrDefault(device, Map.of()).get("taints");
+    if (!(taints instanceof List<?> list)) {
+      return Set.of();
+    }
+    return list.stream()
+        .map(t -> String.valueOf(((Map<String, Object>) t).get("key")))
+        .collect(Collectors.toSet());
+  }
+
+  /** A claim of 8 SMs only the GPU with {@code uuid} can meet. */
+  private static String pinnedClaim(String name, String uuid) {
+    return """
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: %s}
+        spec:
+          devices:
+            requests:
+            - name: slice
+              exactly:
+                deviceClassName: %s
+                selectors:
+                - cel: {expression: 'device.attributes["%s"].uuid == "%s"'}
+                capacity:
+                  requests: {sms: "8"}
+        """
+        .formatted(name, Dra.DEVICE_CLASS, Dra.DRIVER, uuid);
+  }
+
+  private static boolean unschedulable(TestCluster cluster, String pod) {
+    Pod p = cluster.client.pods().inNamespace(ns).withName(pod).get();
+    return p != null
+        && p.getStatus().getConditions().stream()
+            .anyMatch(
+                c ->
+                    "PodScheduled".equals(c.getType())
+                        && "False".equals(c.getStatus())
+                        && "Unschedulable".equals(c.getReason()));
+  }
+
+  private static boolean usesClaim(Pod pod, String claim) {
+    return pod.getSpec().getResourceClaims().stream()
+            .anyMatch(r -> claim.equals(r.getResourceClaimName()))
+        || pod.getStatus().getResourceClaimStatuses().stream()
+            .anyMatch(r -> claim.equals(r.getResourceClaimName()));
   }
 }
