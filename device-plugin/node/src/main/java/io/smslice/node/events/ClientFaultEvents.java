@@ -1,11 +1,9 @@
 package io.smslice.node.events;
 
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.node.allocation.ClusterView;
@@ -18,8 +16,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * Tells the users of a GPU that one MPS client's fault reached their work too: a Warning event
@@ -27,18 +23,16 @@ import java.util.logging.Logger;
  * this node.
  */
 public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
-  private static final Logger LOG = Logger.getLogger(ClientFaultEvents.class.getName());
   public static final String REASON = "GpuClientFault";
-  private static final String COMPONENT = "smslice-node";
 
-  private final KubernetesClient client;
+  private final WarningEvents events;
   private final String nodeName;
   private final ClusterView cluster;
   private final ClaimStates claims;
 
   public ClientFaultEvents(
       KubernetesClient client, String nodeName, ClusterView cluster, ClaimStates claims) {
-    this.client = client;
+    this.events = new WarningEvents(client, nodeName);
     this.nodeName = nodeName;
     this.cluster = cluster;
     this.claims = claims;
@@ -85,7 +79,7 @@ public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
         }
       }
     }
-    targets.forEach((what, ref) -> emit(what, ref, message, at));
+    targets.forEach((what, ref) -> events.warn(what, ref, REASON, message, at));
   }
 
   private static boolean terminated(Pod pod) {
@@ -108,38 +102,5 @@ public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
         .withName(name)
         .withUid(uid)
         .build();
-  }
-
-  private void emit(String what, ObjectReference ref, String message, Instant at) {
-    String time = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));
-    try {
-      client
-          .v1()
-          .events()
-          .inNamespace(ref.getNamespace())
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withGenerateName(ref.getName() + ".")
-                  .withNamespace(ref.getNamespace())
-                  .endMetadata()
-                  .withInvolvedObject(ref)
-                  .withType("Warning")
-                  .withReason(REASON)
-                  .withMessage(message)
-                  .withFirstTimestamp(time)
-                  .withLastTimestamp(time)
-                  .withCount(1)
-                  .withNewSource()
-                  .withComponent(COMPONENT)
-                  .withHost(nodeName)
-                  .endSource()
-                  .withReportingComponent(COMPONENT)
-                  .withReportingInstance(nodeName)
-                  .build())
-          .create();
-    } catch (KubernetesClientException e) {
-      LOG.log(Level.WARNING, "cannot record event " + REASON + " on " + what, e);
-    }
   }
 }

@@ -4,27 +4,23 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smslice.node.dra.DraDriver;
+import io.smslice.node.events.WarningEvents;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The ResourceClaim calls of the DRA driver: read a claim, record a prepared device in its
  * status.devices, and put Events on it.
  */
 public final class ResourceClaimApi {
-  private static final Logger LOG = Logger.getLogger(ResourceClaimApi.class.getName());
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String COMPONENT = "smslice-node";
   private static final int CONFLICT_RETRIES = 5;
 
   /**
@@ -36,11 +32,11 @@ public final class ResourceClaimApi {
       String pool, String device, String shareId, String message, ObjectNode data) {}
 
   private final KubernetesClient client;
-  private final String nodeName;
+  private final WarningEvents events;
 
   public ResourceClaimApi(KubernetesClient client, String nodeName) {
     this.client = client;
-    this.nodeName = nodeName;
+    this.events = new WarningEvents(client, nodeName);
   }
 
   public Optional<JsonNode> get(String namespace, String name) {
@@ -124,46 +120,17 @@ public final class ResourceClaimApi {
 
   /** A Warning Event on the claim; failing to record it is only logged. */
   public void warn(String namespace, String name, String uid, String reason, String message) {
-    String time =
-        DateTimeFormatter.ISO_INSTANT.format(Instant.now().truncatedTo(ChronoUnit.SECONDS));
-    try {
-      client
-          .v1()
-          .events()
-          .inNamespace(namespace)
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withGenerateName(name + ".")
-                  .withNamespace(namespace)
-                  .endMetadata()
-                  .withInvolvedObject(
-                      new ObjectReferenceBuilder()
-                          .withApiVersion(DraDriver.API_VERSION)
-                          .withKind("ResourceClaim")
-                          .withNamespace(namespace)
-                          .withName(name)
-                          .withUid(uid)
-                          .build())
-                  .withType("Warning")
-                  .withReason(reason)
-                  .withMessage(message)
-                  .withFirstTimestamp(time)
-                  .withLastTimestamp(time)
-                  .withCount(1)
-                  .withNewSource()
-                  .withComponent(COMPONENT)
-                  .withHost(nodeName)
-                  .endSource()
-                  .withReportingComponent(COMPONENT)
-                  .withReportingInstance(nodeName)
-                  .build())
-          .create();
-    } catch (KubernetesClientException e) {
-      LOG.log(
-          Level.WARNING,
-          "cannot record event " + reason + " on claim " + namespace + "/" + name,
-          e);
-    }
+    events.warn(
+        "claim " + namespace + "/" + name,
+        new ObjectReferenceBuilder()
+            .withApiVersion(DraDriver.API_VERSION)
+            .withKind("ResourceClaim")
+            .withNamespace(namespace)
+            .withName(name)
+            .withUid(uid)
+            .build(),
+        reason,
+        message,
+        Instant.now());
   }
 }
