@@ -79,15 +79,7 @@ final class PluginServer {
       return;
     }
     service.closeWatchers();
-    server.shutdown();
-    try {
-      if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
-        server.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      server.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
+    UnixSockets.stop(server);
     server = null;
     try {
       Files.deleteIfExists(socket);

@@ -144,13 +144,13 @@ public final class DraKubeletPlugin implements AutoCloseable {
     try {
       if (!Files.exists(draSocket)) {
         LOG.warning(draSocket + " disappeared: serving it again");
-        stop(draServer);
+        UnixSockets.stop(draServer);
         draServer = serve(draSocket, dra, health);
       }
       if (!Files.exists(registrationSocket)) {
         LOG.warning(
             registrationSocket + " disappeared: serving it again for the kubelet to register");
-        stop(registrationServer);
+        UnixSockets.stop(registrationServer);
         registrationServer = serve(registrationSocket, registration);
       }
     } catch (IOException | RuntimeException e) {
@@ -158,28 +158,13 @@ public final class DraKubeletPlugin implements AutoCloseable {
     }
   }
 
-  private static void stop(Server server) {
-    if (server == null) {
-      return;
-    }
-    server.shutdown();
-    try {
-      if (!server.awaitTermination(2, TimeUnit.SECONDS)) {
-        server.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      server.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
-  }
-
   @Override
   public synchronized void close() {
     checks.shutdownNow();
     health.close();
-    stop(registrationServer);
+    UnixSockets.stop(registrationServer);
     deleteQuietly(registrationSocket);
-    stop(draServer);
+    UnixSockets.stop(draServer);
     deleteQuietly(draSocket);
     registrationServer = null;
     draServer = null;
