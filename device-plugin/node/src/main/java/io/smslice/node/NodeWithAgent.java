@@ -95,47 +95,52 @@ public record NodeWithAgent(
 
   /** The agent as the DRA driver uses it. */
   public static SliceAgent sliceAgent(Agent agent) {
-    return new SliceAgent() {
-      @Override
-      public void serve(BoundClaim claim) throws Exception {
-        agent.serve(claim);
-      }
+    return new AgentAsSliceAgent(agent);
+  }
 
-      @Override
-      public void release(String namespace, String claim) {
-        agent.release(namespace, claim);
-      }
+  /** The agent as the DRA driver uses it; open so that tests can wrap a call (SlowClaimTest). */
+  public static class AgentAsSliceAgent implements SliceAgent {
+    private final Agent agent;
 
-      @Override
-      public void forgetTokens(String namespace, String claim) {
-        agent.forgetTokens(namespace, claim);
-      }
+    public AgentAsSliceAgent(Agent agent) {
+      this.agent = agent;
+    }
 
-      @Override
-      public List<ClaimStatus> claimStatuses() {
-        return agent.claimStatuses();
-      }
+    @Override
+    public void serve(BoundClaim claim) throws Exception {
+      agent.serve(claim);
+    }
 
-      @Override
-      public Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
-        return agent.endpoint(namespace, claim);
-      }
+    @Override
+    public void release(String namespace, String claim) {
+      agent.release(namespace, claim);
+    }
 
-      @Override
-      public String issueToken(String namespace, String claim, String podUid, String container) {
-        return agent.issueToken(namespace, claim, podUid, container);
-      }
+    @Override
+    public void forgetTokens(String namespace, String claim) {
+      agent.forgetTokens(namespace, claim);
+    }
 
-      @Override
-      public Path tenantEnvironment(
-          String namespace,
-          String claim,
-          String podUid,
-          String container,
-          Map<String, String> env) {
-        return agent.tenantEnvironment(namespace, claim, podUid, container, env);
-      }
-    };
+    @Override
+    public List<ClaimStatus> claimStatuses() {
+      return agent.claimStatuses();
+    }
+
+    @Override
+    public Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
+      return agent.endpoint(namespace, claim);
+    }
+
+    @Override
+    public String issueToken(String namespace, String claim, String podUid, String container) {
+      return agent.issueToken(namespace, claim, podUid, container);
+    }
+
+    @Override
+    public Path tenantEnvironment(
+        String namespace, String claim, String podUid, String container, Map<String, String> env) {
+      return agent.tenantEnvironment(namespace, claim, podUid, container, env);
+    }
   }
 
   /** The agent's workers, as the node's client-fault recovery stops and starts them. */

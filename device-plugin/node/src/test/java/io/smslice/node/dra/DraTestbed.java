@@ -34,7 +34,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
 
 /**
  * A DRA node for tests: two simulated H200-shaped green GPUs of node "node-a", the real agent
@@ -54,19 +54,19 @@ public final class DraTestbed implements AutoCloseable {
   public Agent agent;
   public ClaimPreparer preparer;
   public DraKubeletPlugin plugin;
-  private final UnaryOperator<SliceAgent> wrapAgent;
+  private final Function<Agent, SliceAgent> agentAdapter;
   private final Optional<TransparentTenants> transparent;
 
   public DraTestbed(Path root, KubernetesClient client) throws IOException {
-    this(root, client, a -> a);
+    this(root, client, NodeWithAgent::sliceAgent);
   }
 
   /**
-   * @param wrapAgent wraps the agent the preparer sees (tests slow it down)
+   * @param agentAdapter the agent as the preparer sees it (NodeWithAgent's; tests slow it down)
    */
-  public DraTestbed(Path root, KubernetesClient client, UnaryOperator<SliceAgent> wrapAgent)
+  public DraTestbed(Path root, KubernetesClient client, Function<Agent, SliceAgent> agentAdapter)
       throws IOException {
-    this(root, client, wrapAgent, Optional.empty());
+    this(root, client, agentAdapter, Optional.empty());
   }
 
   /**
@@ -75,12 +75,12 @@ public final class DraTestbed implements AutoCloseable {
   public DraTestbed(
       Path root,
       KubernetesClient client,
-      UnaryOperator<SliceAgent> wrapAgent,
+      Function<Agent, SliceAgent> agentAdapter,
       Optional<TransparentTenants> transparent)
       throws IOException {
     this.root = root;
     this.client = client;
-    this.wrapAgent = wrapAgent;
+    this.agentAdapter = agentAdapter;
     this.transparent = transparent;
     this.gpus = backend.devices().stream().map(DraTestbed::green).toList();
     start();
@@ -110,7 +110,7 @@ public final class DraTestbed implements AutoCloseable {
             null,
             backend,
             null);
-    SliceAgent sliceAgent = wrapAgent.apply(NodeWithAgent.sliceAgent(agent));
+    SliceAgent sliceAgent = agentAdapter.apply(agent);
     preparer =
         new ClaimPreparer(
             new ResourceClaimApi(client, NODE),

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.smslice.gpu.MpsServers;
+import io.smslice.node.NodeWithAgent;
 import io.smslice.node.dra.DraTestbed;
 import io.smslice.node.dra.TestKubelet;
 import io.smslice.node.transparent.InterposerInstall;
@@ -57,7 +58,8 @@ class TransparentClaimCdiTest {
     TransparentTenants tenants =
         new TransparentTenants(
             InterposerInstall.install(image, tmp.resolve("host/interposer")), mps, shm);
-    try (DraTestbed node = new DraTestbed(tmp, client, a -> a, Optional.of(tenants));
+    try (DraTestbed node =
+            new DraTestbed(tmp, client, NodeWithAgent::sliceAgent, Optional.of(tenants));
         TestKubelet kubelet = new TestKubelet(node.registrationSocket())) {
       String gpu = node.gpus.get(0).uuid();
       String uid =

@@ -4,15 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.smslice.agent.Agent;
 import io.smslice.agent.BoundClaim;
-import io.smslice.agent.ClaimEndpoint;
 import io.smslice.agent.ClaimStatus;
+import io.smslice.node.NodeWithAgent;
 import io.smslice.node.dra.DraTestbed;
 import io.smslice.node.dra.TestKubelet;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -84,13 +82,10 @@ class SlowClaimTest {
     }
   }
 
+  /** The real adapter, with the serve of {@code key} waiting for {@code finish}. */
   private static SliceAgent slowFor(
-      String key,
-      SliceAgent real,
-      CountDownLatch started,
-      CountDownLatch finish,
-      AtomicInteger serves) {
-    return new SliceAgent() {
+      String key, Agent real, CountDownLatch started, CountDownLatch finish, AtomicInteger serves) {
+    return new NodeWithAgent.AgentAsSliceAgent(real) {
       @Override
       public void serve(BoundClaim claim) throws Exception {
         if (claim.key().equals(key)) {
@@ -98,42 +93,7 @@ class SlowClaimTest {
           started.countDown();
           finish.await(20, TimeUnit.SECONDS);
         }
-        real.serve(claim);
-      }
-
-      @Override
-      public void release(String namespace, String claim) {
-        real.release(namespace, claim);
-      }
-
-      @Override
-      public void forgetTokens(String namespace, String claim) {
-        real.forgetTokens(namespace, claim);
-      }
-
-      @Override
-      public List<ClaimStatus> claimStatuses() {
-        return real.claimStatuses();
-      }
-
-      @Override
-      public Optional<ClaimEndpoint> endpoint(String namespace, String claim) {
-        return real.endpoint(namespace, claim);
-      }
-
-      @Override
-      public String issueToken(String namespace, String claim, String podUid, String container) {
-        return real.issueToken(namespace, claim, podUid, container);
-      }
-
-      @Override
-      public Path tenantEnvironment(
-          String namespace,
-          String claim,
-          String podUid,
-          String container,
-          Map<String, String> env) {
-        return real.tenantEnvironment(namespace, claim, podUid, container, env);
+        super.serve(claim);
       }
     };
   }
