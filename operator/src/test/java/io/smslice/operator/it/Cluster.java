@@ -3,9 +3,12 @@ package io.smslice.operator.it;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Isolation;
 import io.smslice.api.v1alpha1.claim.Phase;
 import io.smslice.api.v1alpha1.claim.Priority;
@@ -17,6 +20,7 @@ import io.smslice.api.v1alpha1.node.NodeGpu;
 import io.smslice.api.v1alpha1.node.SliceNode;
 import io.smslice.api.v1alpha1.node.SliceNodeStatus;
 import io.smslice.api.v1alpha1.node.SmGroup;
+import io.smslice.operator.pods.SlicePods;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -107,6 +111,40 @@ public final class Cluster {
     }
     c.setSpec(spec);
     return c;
+  }
+
+  /** A pod as a user writes it: one container "main" running busybox, no smslice annotation. */
+  public static Pod pod(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NS)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("main")
+        .withImage("busybox")
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  /** {@link #pod} naming its SliceClaim. */
+  public static Pod podOf(String name, String claim) {
+    return annotated(pod(name), SmsliceApi.CLAIM_ANNOTATION, claim);
+  }
+
+  /** {@link #pod} naming its SliceClaimTemplate. */
+  public static Pod podOfTemplate(String name, String template) {
+    return annotated(pod(name), SlicePods.TEMPLATE_ANNOTATION, template);
+  }
+
+  private static Pod annotated(Pod pod, String annotation, String value) {
+    return new PodBuilder(pod)
+        .editMetadata()
+        .addToAnnotations(annotation, value)
+        .endMetadata()
+        .build();
   }
 
   /** Edits a claim's spec, retrying when the operator wrote the claim in between (409). */

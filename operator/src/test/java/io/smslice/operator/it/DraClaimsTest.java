@@ -5,6 +5,8 @@ import static io.smslice.operator.it.Cluster.NS;
 import static io.smslice.operator.it.Cluster.awaitPhase;
 import static io.smslice.operator.it.Cluster.claim;
 import static io.smslice.operator.it.Cluster.get;
+import static io.smslice.operator.it.Cluster.podOf;
+import static io.smslice.operator.it.Cluster.podOfTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -229,22 +231,7 @@ class DraClaimsTest {
     selector.setNodeLabels(Map.of("pool", "gpu"));
     c.getSpec().setSelector(selector);
     client.resource(c).create();
-    Pod pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("app")
-            .withNamespace(NS)
-            .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, "dra-hook")
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("main")
-            .withImage("busybox")
-            .endContainer()
-            .endSpec()
-            .build();
-
-    List<Map<String, Object>> patch = review(pod, "allowed");
+    List<Map<String, Object>> patch = review(podOf("app", "dra-hook"), "allowed");
     assertThat(patch)
         .contains(
             op(
@@ -263,22 +250,7 @@ class DraClaimsTest {
 
   @Test
   void thePodOfATemplateGetsTheResourceClaimTemplate() {
-    Pod pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("tpl-app")
-            .withNamespace(NS)
-            .addToAnnotations(SlicePods.TEMPLATE_ANNOTATION, "dra-no-such-template")
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("main")
-            .withImage("busybox")
-            .endContainer()
-            .endSpec()
-            .build();
-
-    assertThat(review(pod, "allowed"))
+    assertThat(review(podOfTemplate("tpl-app", "dra-no-such-template"), "allowed"))
         .contains(
             op(
                 "/spec/resourceClaims",
@@ -290,21 +262,12 @@ class DraClaimsTest {
   @Test
   void aPodThatAlreadyHasAClaimNamedSmsliceIsDenied() {
     Pod pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("clash")
-            .withNamespace(NS)
-            .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, "dra-clash")
-            .endMetadata()
-            .withNewSpec()
+        new PodBuilder(podOf("clash", "dra-clash"))
+            .editSpec()
             .addNewResourceClaim()
             .withName("smslice")
             .withResourceClaimName("mine")
             .endResourceClaim()
-            .addNewContainer()
-            .withName("main")
-            .withImage("busybox")
-            .endContainer()
             .endSpec()
             .build();
 

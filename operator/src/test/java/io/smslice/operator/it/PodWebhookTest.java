@@ -5,6 +5,9 @@ import static io.smslice.operator.it.Cluster.NS;
 import static io.smslice.operator.it.Cluster.awaitPhase;
 import static io.smslice.operator.it.Cluster.claim;
 import static io.smslice.operator.it.Cluster.h200;
+import static io.smslice.operator.it.Cluster.pod;
+import static io.smslice.operator.it.Cluster.podOf;
+import static io.smslice.operator.it.Cluster.podOfTemplate;
 import static io.smslice.operator.it.Cluster.sliceNode;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,21 +38,7 @@ class PodWebhookTest {
     sliceNode(client, "hook-1", Instant.now(), h200("GPU-hook-1", 0, "P-hook"));
     client.resource(claim("hook-claim", 20, "P-hook")).create();
     awaitPhase(client, "hook-claim", Phase.Bound);
-    Pod plain =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("app")
-            .withNamespace(NS)
-            .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, "hook-claim")
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("main")
-            .withImage("busybox")
-            .endContainer()
-            .endSpec()
-            .build();
-    List<Map<String, Object>> patch = review(plain);
+    List<Map<String, Object>> patch = review(podOf("app", "hook-claim"));
     assertThat(patch)
         .contains(op("/spec/schedulingGates", List.of(Map.of("name", SlicePods.GATE))))
         .contains(op("/metadata/labels", Map.of(SlicePods.MANAGED_LABEL, "true")))
@@ -63,18 +52,7 @@ class PodWebhookTest {
 
   @Test
   void webhookLeavesOtherPodsAloneAndGatesPodsOfMissingClaims() {
-    Pod other =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("other")
-            .withNamespace(NS)
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("main")
-            .endContainer()
-            .endSpec()
-            .build();
+    Pod other = pod("other");
     Map<String, Object> response = respond(other);
     assertThat(response.get("allowed")).isEqualTo(true);
     assertThat(response).doesNotContainKey("patch");
@@ -96,7 +74,7 @@ class PodWebhookTest {
   void podOfAClaimNotBoundYetIsGatedWithTheResourceWithoutWaiting() {
     client.resource(claim("fresh-claim", 24, "P-nowhere")).create();
     long start = System.nanoTime();
-    List<Map<String, Object>> patch = review(plain("early", "fresh-claim"));
+    List<Map<String, Object>> patch = review(podOf("early", "fresh-claim"));
     long tookMs = (System.nanoTime() - start) / 1_000_000;
     assertThat(tookMs).as("the webhook must not wait for the claim").isLessThan(1000);
     assertThat(patch)
@@ -113,7 +91,7 @@ class PodWebhookTest {
   @Test
   void podsTolerateTheGpuTaintsPlacementIgnoresOnceEach() {
     client.resource(claim("taint-claim", 16, "P-nowhere")).create();
-    assertThat(review(plain("untolerated", "taint-claim")))
+    assertThat(review(podOf("untolerated", "taint-claim")))
         .contains(
             op(
                 "/spec/tolerations",
@@ -121,7 +99,7 @@ class PodWebhookTest {
                     Map.of("key", "nvidia.com/gpu", "operator", "Exists"),
                     Map.of("key", "smslice.io/gpu", "operator", "Exists"))));
     Pod tolerating =
-        new PodBuilder(plain("tolerating", "taint-claim"))
+        new PodBuilder(podOf("tolerating", "taint-claim"))
             .editSpec()
             .addNewToleration()
             .withKey("nvidia.com/gpu")
@@ -138,20 +116,7 @@ class PodWebhookTest {
 
   @Test
   void aTemplateNameTooLongForItsClaimsLabelIsDenied() {
-    Pod pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("long-template")
-            .withNamespace(NS)
-            .addToAnnotations(SlicePods.TEMPLATE_ANNOTATION, "t".repeat(64))
-            .endMetadata()
-            .withNewSpec()
-            .addNewContainer()
-            .withName("main")
-            .endContainer()
-            .endSpec()
-            .build();
-    Map<String, Object> denied = respond(pod);
+    Map<String, Object> denied = respond(podOfTemplate("long-template", "t".repeat(64)));
     assertThat(denied.get("allowed")).isEqualTo(false);
     assertThat(denied.get("status").toString())
         .contains("names a SliceClaimTemplate of 64 characters")
@@ -162,7 +127,7 @@ class PodWebhookTest {
   void theNamedContainerGetsTheSliceAndBadAnnotationsAreDenied() {
     client.resource(claim("side-claim", 16, "P-nowhere")).create();
     Pod withSidecar =
-        new PodBuilder(plain("sidecar-first", "side-claim"))
+        new PodBuilder(podOf("sidecar-first", "side-claim"))
             .editSpec()
             .withContainers(
                 new io.fabric8.kubernetes.api.model.ContainerBuilder()
@@ -203,7 +168,7 @@ class PodWebhookTest {
     assertThat(denied.get("status").toString()).contains("'modle'").contains("[proxy, model]");
 
     for (String bad : List.of("", " side-claim", "Side_Claim", "a/b")) {
-      Map<String, Object> refused = respond(plain("bad", bad));
+      Map<String, Object> refused = respond(podOf("bad", bad));
       assertThat(refused.get("allowed")).as("claim name '%s'", bad).isEqualTo(false);
       assertThat(refused.get("status").toString())
           .contains(SmsliceApi.CLAIM_ANNOTATION)
@@ -224,7 +189,7 @@ class PodWebhookTest {
     template.getSpec().setSpec(claim("x", 32, "P-nowhere").getSpec());
     client.resource(template).create();
     Pod replica =
-        new PodBuilder(plain("replica", "x"))
+        new PodBuilder(podOf("replica", "x"))
             .editMetadata()
             .withAnnotations(Map.of(SlicePods.TEMPLATE_ANNOTATION, "hook-template"))
             .endMetadata()
@@ -235,7 +200,7 @@ class PodWebhookTest {
         .contains(op("/spec/containers/0/resources", Map.of("requests", sm, "limits", sm)));
 
     Pod both =
-        new PodBuilder(plain("both", "x"))
+        new PodBuilder(podOf("both", "x"))
             .editMetadata()
             .addToAnnotations(SlicePods.TEMPLATE_ANNOTATION, "hook-template")
             .endMetadata()
@@ -243,22 +208,6 @@ class PodWebhookTest {
     Map<String, Object> denied = respond(both);
     assertThat(denied.get("allowed")).isEqualTo(false);
     assertThat(denied.get("status").toString()).contains("name one");
-  }
-
-  private static Pod plain(String name, String claim) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(NS)
-        .addToAnnotations(SmsliceApi.CLAIM_ANNOTATION, claim)
-        .endMetadata()
-        .withNewSpec()
-        .addNewContainer()
-        .withName("main")
-        .withImage("busybox")
-        .endContainer()
-        .endSpec()
-        .build();
   }
 
   private static Map<String, Object> op(String path, Object value) {
