@@ -52,31 +52,14 @@ final class Dra {
   private Dra() {}
 
   static String claim(String name, int sms, String priority) {
-    String config =
-        priority == null
-            ? ""
-            : """
-                config:
-                - opaque:
-                    driver: %s
-                    parameters: {apiVersion: smslice.io/v1alpha1, kind: SliceConfig, priority: %s}
-            """
-                .formatted(DRIVER, priority);
     return """
         ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceClaim
         metadata: {name: %s}
         spec:
-          devices:
-            requests:
-            - name: slice
-              exactly:
-                deviceClassName: %s
-                capacity:
-                  requests: {sms: "%d"}
         %s"""
-        .formatted(name, DEVICE_CLASS, sms, config);
+        .formatted(name, devices(sms, priority).indent(2));
   }
 
   static String template(String name, int sms) {
@@ -87,15 +70,35 @@ final class Dra {
         metadata: {name: %s}
         spec:
           spec:
-            devices:
-              requests:
-              - name: slice
-                exactly:
-                  deviceClassName: %s
-                  capacity:
-                    requests: {sms: "%d"}
-        """
-        .formatted(name, DEVICE_CLASS, sms);
+        %s"""
+        .formatted(name, devices(sms, null).indent(4));
+  }
+
+  /**
+   * The devices of a claim's spec: one request "slice" for sms SMs of the device class and, unless
+   * priority is null, a SliceConfig with that priority.
+   */
+  private static String devices(int sms, String priority) {
+    String config =
+        priority == null
+            ? ""
+            : """
+              config:
+              - opaque:
+                  driver: %s
+                  parameters: {apiVersion: smslice.io/v1alpha1, kind: SliceConfig, priority: %s}
+            """
+                .formatted(DRIVER, priority);
+    return """
+        devices:
+          requests:
+          - name: slice
+            exactly:
+              deviceClassName: %s
+              capacity:
+                requests: {sms: "%d"}
+        %s"""
+        .formatted(DEVICE_CLASS, sms, config);
   }
 
   /** A pod with one container per claim, each container using only its own. */
