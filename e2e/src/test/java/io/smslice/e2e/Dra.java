@@ -25,6 +25,12 @@ final class Dra {
   static final String DRIVER = "smslice.io";
   static final String DEVICE_CLASS = "sm.smslice.io";
 
+  /**
+   * The label of every claim and pod {@link #claim} and {@link #podWithClaims} write: its value is
+   * the set the test puts them in, so that a test deletes a set by label.
+   */
+  static final String SET_LABEL = "smslice.io/test-set";
+
   /** A small image with a shell: the tenants print what their claim gave them, then sleep. */
   static final String IMAGE = "ghcr.io/smslice/smslice-node:0.1.0";
 
@@ -51,15 +57,15 @@ final class Dra {
 
   private Dra() {}
 
-  static String claim(String name, int sms, String priority) {
+  static String claim(String name, int sms, String priority, String set) {
     return """
         ---
         apiVersion: resource.k8s.io/v1
         kind: ResourceClaim
-        metadata: {name: %s}
+        metadata: {name: %s, labels: {smslice.io/test: dra, %s: %s}}
         spec:
         %s"""
-        .formatted(name, devices(sms, priority).indent(2));
+        .formatted(name, SET_LABEL, set, devices(sms, priority).indent(2));
   }
 
   static String template(String name, int sms) {
@@ -102,7 +108,7 @@ final class Dra {
   }
 
   /** A pod with one container per claim, each container using only its own. */
-  static String podWithClaims(String name, List<String> claims, String node) {
+  static String podWithClaims(String name, List<String> claims, String node, String set) {
     StringBuilder refs = new StringBuilder();
     StringBuilder containers = new StringBuilder();
     for (int i = 0; i < claims.size(); i++) {
@@ -123,7 +129,7 @@ final class Dra {
         ---
         apiVersion: v1
         kind: Pod
-        metadata: {name: %s, labels: {smslice.io/test: dra}}
+        metadata: {name: %s, labels: {smslice.io/test: dra, %s: %s}}
         spec:
           terminationGracePeriodSeconds: 1
         %s  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
@@ -132,6 +138,8 @@ final class Dra {
         %s"""
         .formatted(
             name,
+            SET_LABEL,
+            set,
             node == null ? "" : "  nodeSelector: {kubernetes.io/hostname: " + node + "}\n",
             refs,
             containers);

@@ -39,6 +39,9 @@ class DraE2E {
   /** The taint the node side puts on an unhealthy GPU's device. */
   static final String UNHEALTHY = "smslice.io/unhealthy";
 
+  /** The sets of the first test's pods and claims: the kept ones, and those deleted after it. */
+  private static final String KEPT = "kept", FREED = "freed";
+
   private static String ns;
 
   @BeforeAll
@@ -87,14 +90,14 @@ class DraE2E {
       throws Exception {
     StringBuilder manifests = new StringBuilder();
     for (int c = 0; c < 100; c++) {
-      manifests.append(Dra.claim(String.format("c-%03d", c), sms(c), null));
+      manifests.append(Dra.claim(String.format("c-%03d", c), sms(c), null, set(c / 4)));
     }
     for (int p = 0; p < 25; p++) {
       List<String> claims = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
         claims.add(String.format("c-%03d", 4 * p + i));
       }
-      manifests.append(Dra.podWithClaims(String.format("p-%02d", p), claims, null));
+      manifests.append(Dra.podWithClaims(String.format("p-%02d", p), claims, null, set(p)));
     }
     cluster.kubectl("apply", "-n", ns, "-f", "-").check(manifests.toString());
     Dra.awaitRunning(cluster, ns, "smslice.io/test=dra", 25, Duration.ofMinutes(8));
@@ -128,17 +131,20 @@ class DraE2E {
       }
     }
     // The later tests need the GPUs free; p-00 and its claims stay for the restart and deletion.
-    List<String> pods = new ArrayList<>(List.of("delete", "pod", "-n", ns, "--wait=true"));
-    List<String> claims =
-        new ArrayList<>(List.of("delete", "resourceclaim", "-n", ns, "--wait=true"));
-    for (int p = 1; p < 25; p++) {
-      pods.add(String.format("p-%02d", p));
-      for (int i = 0; i < 4; i++) {
-        claims.add(String.format("c-%03d", 4 * p + i));
-      }
-    }
-    cluster.kubectl(pods.toArray(String[]::new)).withTimeout(Duration.ofMinutes(4)).check();
-    cluster.kubectl(claims.toArray(String[]::new)).withTimeout(Duration.ofMinutes(2)).check();
+    String freed = Dra.SET_LABEL + "=" + FREED;
+    cluster
+        .kubectl("delete", "pod", "-n", ns, "-l", freed, "--wait=true")
+        .withTimeout(Duration.ofMinutes(4))
+        .check();
+    cluster
+        .kubectl("delete", "resourceclaim", "-n", ns, "-l", freed, "--wait=true")
+        .withTimeout(Duration.ofMinutes(2))
+        .check();
+  }
+
+  /** The set of pod p-NN and its claims: p-00's are kept for the later tests. */
+  private static String set(int pod) {
+    return pod == 0 ? KEPT : FREED;
   }
 
   private static int sms(int claim) {
@@ -250,8 +256,8 @@ class DraE2E {
     cluster
         .kubectl("apply", "-n", ns, "-f", "-")
         .check(
-            Dra.claim("urgent", 8, "Urgent")
-                + Dra.podWithClaims("urgent", List.of("urgent"), null));
+            Dra.claim("urgent", 8, "Urgent", "urgent")
+                + Dra.podWithClaims("urgent", List.of("urgent"), null, "urgent"));
     Wait.until(
         Duration.ofMinutes(2),
         "an event on pod urgent saying why smslice cannot prepare its claim",
@@ -376,7 +382,7 @@ class DraE2E {
           .kubectl("apply", "-n", ns, "-f", "-")
           .check(
               pinnedClaim("pinned", running.gpu())
-                  + Dra.podWithClaims("pinned", List.of("pinned"), null));
+                  + Dra.podWithClaims("pinned", List.of("pinned"), null, "pinned"));
       Wait.until(
           Duration.ofMinutes(1),
           "the scheduler to find pod pinned unschedulable",
