@@ -58,6 +58,16 @@ final class Dra {
   private Dra() {}
 
   static String claim(String name, int sms, String priority, String set) {
+    return claimOf(name, set, devices(sms, priority, null));
+  }
+
+  /** A claim only the GPU with {@code gpuUuid} can meet (a CEL selector on its uuid attribute). */
+  static String claimOnGpu(String name, int sms, String gpuUuid, String set) {
+    String cel = "device.attributes[\"%s\"].uuid == \"%s\"".formatted(DRIVER, gpuUuid);
+    return claimOf(name, set, devices(sms, null, cel));
+  }
+
+  private static String claimOf(String name, String set, String devices) {
     return """
         ---
         apiVersion: resource.k8s.io/v1
@@ -65,7 +75,7 @@ final class Dra {
         metadata: {name: %s, labels: {smslice.io/test: dra, %s: %s}}
         spec:
         %s"""
-        .formatted(name, SET_LABEL, set, devices(sms, priority).indent(2));
+        .formatted(name, SET_LABEL, set, devices.indent(2));
   }
 
   static String template(String name, int sms) {
@@ -77,14 +87,14 @@ final class Dra {
         spec:
           spec:
         %s"""
-        .formatted(name, devices(sms, null).indent(4));
+        .formatted(name, devices(sms, null, null).indent(4));
   }
 
   /**
-   * The devices of a claim's spec: one request "slice" for sms SMs of the device class and, unless
-   * priority is null, a SliceConfig with that priority.
+   * The devices of a claim's spec: one request "slice" for sms SMs of the device class, with the
+   * CEL selector unless it is null, and, unless priority is null, a SliceConfig with that priority.
    */
-  private static String devices(int sms, String priority) {
+  private static String devices(int sms, String priority, String cel) {
     String config =
         priority == null
             ? ""
@@ -101,10 +111,14 @@ final class Dra {
           - name: slice
             exactly:
               deviceClassName: %s
-              capacity:
+        %s      capacity:
                 requests: {sms: "%d"}
         %s"""
-        .formatted(DEVICE_CLASS, sms, config);
+        .formatted(
+            DEVICE_CLASS,
+            cel == null ? "" : "      selectors:\n      - cel: {expression: '" + cel + "'}\n",
+            sms,
+            config);
   }
 
   /** A pod with one container per claim, each container using only its own. */

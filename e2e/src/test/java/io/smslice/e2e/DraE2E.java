@@ -381,7 +381,7 @@ class DraE2E {
       cluster
           .kubectl("apply", "-n", ns, "-f", "-")
           .check(
-              pinnedClaim("pinned", running.gpu())
+              Dra.claimOnGpu("pinned", 8, running.gpu(), "pinned")
                   + Dra.podWithClaims("pinned", List.of("pinned"), null, "pinned"));
       Wait.until(
           Duration.ofMinutes(1),
@@ -457,27 +457,6 @@ class DraE2E {
     return list.stream()
         .map(t -> String.valueOf(((Map<String, Object>) t).get("key")))
         .collect(Collectors.toSet());
-  }
-
-  /** A claim of 8 SMs only the GPU with {@code uuid} can meet. */
-  private static String pinnedClaim(String name, String uuid) {
-    return """
-        ---
-        apiVersion: resource.k8s.io/v1
-        kind: ResourceClaim
-        metadata: {name: %s}
-        spec:
-          devices:
-            requests:
-            - name: slice
-              exactly:
-                deviceClassName: %s
-                selectors:
-                - cel: {expression: 'device.attributes["%s"].uuid == "%s"'}
-                capacity:
-                  requests: {sms: "8"}
-        """
-        .formatted(name, Dra.DEVICE_CLASS, Dra.DRIVER, uuid);
   }
 
   private static boolean unschedulable(TestCluster cluster, String pod) {
