@@ -2,10 +2,13 @@
 # The ensemble comparison on a GPU machine (made for the H200 GPU machine: torch in python3,
 # nvidia-cuda-mps-control on the PATH, MIG off). Stages:
 #   compare     $RUNS runs of $FRAMES frames for each of $CONFIGS (run_compare.py)
-#   green       the same for the green configurations (green,green-copy): starts an MPS daemon and
-#               the real node agent (worker mode) serving one claim per process, with the groups
-#               in $GROUPS_OF, and runs every process with the interposer and its claim's
-#               environment.
+#   green       the same for the green configurations ($GREEN_CONFIGS, default green,green-copy):
+#               starts an MPS daemon and the real node agent (worker mode) serving one claim per
+#               process, with the groups in $GROUPS_OF, and runs every process with the interposer
+#               and its claim's environment. The guarded ones (green-guard, green-copy-guard) also
+#               get a guard file made by the agent's code, turned on, with the node config's
+#               transparent.guard defaults unless GUARD_LIMITS says "hold-ms share window-ms depth
+#               in-flight-ms".
 #   size        each model alone in slices of $SIZE_GROUPS (claims the agent serves, the model
 #               under the interposer) and on the whole GPU; then size_slice.py's report.
 #               SIZE_TOOL=examples/sizing/size_model.py SIZE_MODELS=<specs> sizes other models
@@ -61,11 +64,19 @@ for stage in "$@"; do
         --sms "$SMS" ;;
     green)
       start_agent $GROUPS_OF
+      guard=/dev/shm/smslice-compare-guard
+      # shellcheck disable=SC2086 # the limits are five words
+      "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool create \
+        "$guard" ${GUARD_LIMITS:-10 0.5 100 16 0.5} >> "$out/agent.log" 2>&1
+      "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool enable \
+        "$guard" 1 >> "$out/agent.log" 2>&1
       rc=0
       PYTHONUNBUFFERED=1 "$py" "$here/run_compare.py" --out "$out" \
         --configs "${GREEN_CONFIGS:-green,green-copy}" --runs "$RUNS" --frames "$FRAMES" \
         --period-ms "$PERIOD_MS" --deadline-ms "$DEADLINE_MS" --sms "$SMS" \
-        --claim-env "$work/claim-env.json" || rc=$?
+        --claim-env "$work/claim-env.json" --guard-file "$guard" || rc=$?
+      "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool report \
+        "$guard" > "$out/guard-report.txt" 2>&1 || true
       stop_agent
       [ $rc = 0 ] || exit $rc ;;
     size)

@@ -42,6 +42,7 @@ def options(argv):
     p.add_argument("--sms", default="resnet18=24,mobilenet=24,vit=24,cotenant=60",
                    help="each process's claim size in SMs (MPS percentages and the table)")
     p.add_argument("--claim-env", help="JSON: role -> environment, for the green configurations")
+    p.add_argument("--guard-file", help="the GPU's guard file, for the guarded configurations")
     p.add_argument("--mps-dir", default="/tmp/smslice-compare-mps")
     p.add_argument("--python", default=sys.executable)
     p.add_argument("--warmup", type=int, default=50)
@@ -191,14 +192,15 @@ def main(argv):
             title, uses_mps, cotenant, _ = configs.CONFIGS[config]
             print("== %s" % title, flush=True)
             base = {**os.environ, "PYTHONUNBUFFERED": "1"}
-            if uses_mps and configs.CONFIGS[config][3] != "claims":
+            if uses_mps and not configs.served_by_agent(config):
                 mps.start()
                 base.update(mps.env)
 
             def env_of(role, config=config, base=base):
                 if role == "voter":
                     return base
-                return {**base, **configs.process_env(config, role, sms, gpu_sms, claim_env)}
+                return {**base, **configs.process_env(config, role, sms, gpu_sms, claim_env,
+                                                      o.guard_file)}
 
             co, log = None, work / ("%s-cotenant.progress" % config)
             try:
@@ -232,7 +234,7 @@ def main(argv):
             finally:
                 if co:
                     stop(co)
-                if uses_mps and configs.CONFIGS[config][3] != "claims":
+                if uses_mps and not configs.served_by_agent(config):
                     mps.stop()
     (out / "table.md").write_text(table.render(results))
     print((out / "table.md").read_text())

@@ -30,6 +30,20 @@ class ConfigsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             configs.process_env("nonsense", "vit", sms, 132, None)
 
+    def test_guarded_configurations_make_the_models_latency_critical_and_the_cotenant_best_effort(
+            self):
+        sms = {"vit": 24, "cotenant": 60}
+        claims = {"vit": {"X": "1"}, "cotenant": {"Y": "2"}}
+        self.assertEqual(configs.process_env("green-copy-guard", "vit", sms, 132, claims, "/g"),
+                         {"X": "1", "SMSLICE_GUARD": "/g", "SMSLICE_PRIORITY": "LatencyCritical"})
+        self.assertEqual(configs.process_env("green-guard", "cotenant", sms, 132, claims, "/g"),
+                         {"Y": "2", "SMSLICE_GUARD": "/g", "SMSLICE_PRIORITY": "BestEffort"})
+        self.assertNotIn("SMSLICE_GUARD", configs.process_env("green", "vit", sms, 132, claims))
+        with self.assertRaises(ValueError):
+            configs.process_env("green-guard", "vit", sms, 132, claims)
+        self.assertTrue(configs.served_by_agent("green-guard"))
+        self.assertFalse(configs.served_by_agent("mps-pct"))
+
 
 def run(config, n, p99, miss, rate):
     return {"config": config, "run": n, "cotenant": "train", "cotenant_rate": rate,
