@@ -64,6 +64,12 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   private volatile GpuGuard.Settings guardSettings;
   private final Map<String, GpuGuard> guards = new ConcurrentHashMap<>();
 
+  /** Which GPUs may have the guard on at all (the node's pressure gate); all, unless set. */
+  private volatile java.util.function.Predicate<String> guardGate = gpu -> true;
+
+  /** One decision at a time, so a stale one from another thread cannot land last. */
+  private final Object guardDecision = new Object();
+
   private Agent(AgentOptions options, GpuBackend backend, MpsServers mps) {
     this.options = options;
     this.backend = backend;
@@ -272,11 +278,34 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     updateGuard(binding.gpuUuid());
   }
 
-  /** On while latency-critical and best-effort claims share the GPU, off otherwise. */
+  /**
+   * Lets the guard be on only on GPUs {@code gate} accepts (the node's NVML pressure gate); {@link
+   * #refreshGuards} applies a change of its answer.
+   */
+  public void gateGuard(java.util.function.Predicate<String> gate) {
+    guardGate = gate;
+    refreshGuards();
+  }
+
+  /** Turns each GPU's guard on or off again, as its claims and the gate say now. */
+  public void refreshGuards() {
+    guards.keySet().forEach(this::updateGuard);
+  }
+
+  /**
+   * On while latency-critical and best-effort claims share the GPU and the gate lets it be, off
+   * otherwise.
+   */
   private void updateGuard(String gpuUuid) {
     if (guardDirectory == null) {
       return;
     }
+    synchronized (guardDecision) {
+      decideGuard(gpuUuid);
+    }
+  }
+
+  private void decideGuard(String gpuUuid) {
     Set<Priority> present =
         served.values().stream()
             .map(ServedClaim::binding)
@@ -284,7 +313,9 @@ public final class Agent implements ClaimAccess, AutoCloseable {
             .map(BoundClaim::priority)
             .collect(Collectors.toSet());
     boolean on =
-        present.contains(Priority.LatencyCritical) && present.contains(Priority.BestEffort);
+        present.contains(Priority.LatencyCritical)
+            && present.contains(Priority.BestEffort)
+            && guardGate.test(gpuUuid);
     guardOf(gpuUuid).ifPresent(g -> g.enable(on));
   }
 

@@ -71,6 +71,29 @@ class InterferenceGuardTest {
   }
 
   @Test
+  void theNodesGateKeepsTheGuardOffUntilItOpensAndARefreshAppliesIt() throws Exception {
+    try (AgentFixture f = new AgentFixture(directory)) {
+      Path dir = directory.resolve("shm");
+      java.nio.file.Files.createDirectories(dir);
+      f.agent.useGuard(dir, GpuGuard.Settings.DEFAULTS);
+      boolean[] pressure = {false};
+      f.agent.gateGuard(gpu -> pressure[0]);
+      serve(f, "det", List.of(0, 1), Priority.LatencyCritical);
+      serve(f, "batch", List.of(2, 3), Priority.BestEffort);
+      try (GpuGuard guard = GpuGuard.open(Agent.guardFile(dir, f.gpu))) {
+        assertThat(guard.enabled()).as("shared, but no pressure").isFalse();
+        pressure[0] = true;
+        assertThat(guard.enabled()).as("the gate's answer applies on a refresh").isFalse();
+        f.agent.refreshGuards();
+        assertThat(guard.enabled()).isTrue();
+        pressure[0] = false;
+        f.agent.refreshGuards();
+        assertThat(guard.enabled()).isFalse();
+      }
+    }
+  }
+
+  @Test
   void aBestEffortClaimsWorkWaitsWhileTheCriticalClaimsWorkIsInFlight() throws Exception {
     try (AgentFixture f = new AgentFixture(directory)) {
       Path dir = directory.resolve("shm");

@@ -8,6 +8,7 @@ import io.smslice.agent.ClaimEndpoint;
 import io.smslice.agent.ClaimStatus;
 import io.smslice.agent.RunMode;
 import io.smslice.gpu.GpuBackend;
+import io.smslice.gpu.GpuDevice;
 import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.claims.ClaimState;
 import io.smslice.node.claims.TenantProcess;
@@ -19,18 +20,26 @@ import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.mps.ClientFaultRecovery;
 import io.smslice.node.mps.MpsDaemonManager;
 import io.smslice.node.nvml.Nvml;
+import io.smslice.node.transparent.GuardPressure;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The node side and the agent in one process (docs/node.md says why), sharing the GPU backend, the
  * MPS daemons and the metrics. The caller owns the backend, NVML and the client.
  */
 public record NodeWithAgent(
-    NodeMetrics metrics, MpsDaemonManager mps, Agent agent, NodeSide side, Optional<DraNode> dra)
+    NodeMetrics metrics,
+    MpsDaemonManager mps,
+    Agent agent,
+    NodeSide side,
+    Optional<DraNode> dra,
+    Optional<GuardPressure> guardPressure)
     implements AutoCloseable {
 
   public static NodeWithAgent start(
@@ -49,9 +58,13 @@ public record NodeWithAgent(
     // With DRA the agent serves what NodePrepareResources asks for, not SliceClaim bindings: its
     // claim watcher would release a prepared claim whose SliceClaim of the same name is unbound.
     Agent agent = Agent.start(options, dra ? null : client, backend, mps);
+    Optional<GuardPressure> pressure = Optional.empty();
     if (config.transparent().enabled()) {
       // Tenants see the MPS daemons' tmpfs as their /dev/shm: the guard's files live there.
       agent.useGuard(config.transparent().mpsShm(), config.transparent().guard());
+      if (config.transparent().gating().onlyUnderPressure()) {
+        pressure = Optional.of(gateOnPressure(config, backend, nvml, agent, metrics));
+      }
     }
     metrics.include(agent::renderMetrics);
     NodeSide side =
@@ -90,7 +103,26 @@ public record NodeWithAgent(
         throw e;
       }
     }
-    return new NodeWithAgent(metrics, mps, agent, side, draNode);
+    return new NodeWithAgent(metrics, mps, agent, side, draNode, pressure);
+  }
+
+  /** The guard only while NVML shows pressure, sampled every second. */
+  private static GuardPressure gateOnPressure(
+      NodeConfig config, GpuBackend backend, Nvml nvml, Agent agent, NodeMetrics metrics) {
+    GuardPressure pressure =
+        new GuardPressure(nvml, config.transparent().gating(), System::nanoTime);
+    List<String> gpus = backend.devices().stream().map(GpuDevice::uuid).toList();
+    agent.gateGuard(pressure);
+    pressure.start(gpus, Duration.ofSeconds(1), agent::refreshGuards);
+    metrics.gauge(
+        "smslice_node_guard_pressure",
+        "1 while NVML shows the GPU under power or bandwidth pressure, so its interference guard"
+            + " may be on (transparent.guard.onlyUnderPressure), else 0.",
+        () ->
+            gpus.stream()
+                .collect(
+                    Collectors.toMap(g -> "gpu=\"" + g + "\"", g -> pressure.test(g) ? 1.0 : 0.0)));
+    return pressure;
   }
 
   /** The agent as the DRA driver uses it. */
@@ -182,6 +214,7 @@ public record NodeWithAgent(
   /** Stops the plugins first, then the agent and its workers, then the MPS daemons they used. */
   @Override
   public void close() {
+    guardPressure.ifPresent(GuardPressure::close);
     dra.ifPresent(DraNode::close);
     side.close();
     agent.close();

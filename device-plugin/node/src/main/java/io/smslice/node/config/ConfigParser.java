@@ -121,7 +121,8 @@ final class ConfigParser {
             tree.get("installDirectory"),
             Transparent.DEFAULT_INSTALL_DIRECTORY),
         path("transparent.mpsShm", tree.get("mpsShm"), Transparent.DEFAULT_MPS_SHM),
-        guard(map("transparent.guard", tree.get("guard"))));
+        guard(map("transparent.guard", tree.get("guard"))),
+        gating(map("transparent.guard", tree.get("guard"))));
   }
 
   /** The interference guard's limits; each one left out keeps its default. */
@@ -130,7 +131,15 @@ final class ConfigParser {
     unknownKeys(
         "transparent.guard.",
         tree,
-        Set.of("maxHoldMillis", "sharePercent", "windowMillis", "depth", "inFlightMicros"));
+        Set.of(
+            "maxHoldMillis",
+            "sharePercent",
+            "windowMillis",
+            "depth",
+            "inFlightMicros",
+            "onlyUnderPressure",
+            "memoryBusyPercent",
+            "pressureHoldSeconds"));
     return new GpuGuard.Settings(
         Duration.ofMillis(guardInt(tree, "maxHoldMillis", d.maxHold().toMillis(), 1, 10_000)),
         guardInt(tree, "sharePercent", Math.round(d.share() * 100), 0, 100) / 100.0,
@@ -138,6 +147,17 @@ final class ConfigParser {
         (int) guardInt(tree, "depth", d.depth(), 1, GuardLayout.MAX_DEPTH),
         Duration.ofNanos(
             1000 * guardInt(tree, "inFlightMicros", d.inFlight().toNanos() / 1000, 0, 1_000_000)));
+  }
+
+  /** Whether the guard waits for NVML to show pressure; its keys sit beside the limits. */
+  private GuardGating gating(Map<String, Object> tree) {
+    GuardGating d = GuardGating.ALWAYS;
+    return new GuardGating(
+        bool(
+            "transparent.guard.onlyUnderPressure",
+            tree.getOrDefault("onlyUnderPressure", d.onlyUnderPressure())),
+        (int) guardInt(tree, "memoryBusyPercent", d.memoryBusyPercent(), 1, 100),
+        Duration.ofSeconds(guardInt(tree, "pressureHoldSeconds", d.hold().toSeconds(), 1, 3600)));
   }
 
   private long guardInt(Map<String, Object> tree, String key, long fallback, int min, int max) {

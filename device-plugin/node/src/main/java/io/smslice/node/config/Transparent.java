@@ -15,9 +15,15 @@ import java.nio.file.Path;
  *     /dev/shm so that they need no hostIPC
  * @param guard the interference guard's limits for every GPU's guard file
  *     (docs/interference-guard.md)
+ * @param gating whether the guard waits for NVML to show pressure
  */
 public record Transparent(
-    boolean enabled, Path library, Path installDirectory, Path mpsShm, GpuGuard.Settings guard) {
+    boolean enabled,
+    Path library,
+    Path installDirectory,
+    Path mpsShm,
+    GpuGuard.Settings guard,
+    GuardGating gating) {
   public static final Path DEFAULT_LIBRARY =
       Path.of("/opt/smslice/interposer/libsmslice-interposer.so");
   public static final Path DEFAULT_INSTALL_DIRECTORY = Path.of("/var/lib/smslice/interposer");
@@ -29,6 +35,7 @@ public record Transparent(
         DEFAULT_LIBRARY,
         DEFAULT_INSTALL_DIRECTORY,
         DEFAULT_MPS_SHM,
-        GpuGuard.Settings.DEFAULTS);
+        GpuGuard.Settings.DEFAULTS,
+        GuardGating.ALWAYS);
   }
 }

@@ -8,9 +8,9 @@ import java.util.Map;
 import java.util.function.ToLongFunction;
 
 /**
- * Each GPU's SM clock, power draw and clock-event (throttle) reasons, read from NVML at scrape
- * time. They are per GPU, labelled {@code gpu}: a claim's panels join them on the claim's {@code
- * gpu} label. A value NVML cannot read is left out rather than written as a number.
+ * Each GPU's SM clock, power draw, clock-event (throttle) reasons and memory busy time, read from
+ * NVML at scrape time. They are per GPU, labelled {@code gpu}: a claim's panels join them on the
+ * claim's {@code gpu} label. A value NVML cannot read is left out rather than written as a number.
  */
 public final class GpuActivityMetrics {
   private GpuActivityMetrics() {}
@@ -29,6 +29,10 @@ public final class GpuActivityMetrics {
         "1 while NVML gives this reason for the GPU's clocks being below their maximum (idle,"
             + " power cap, thermal or hardware slowdown, ...), else 0.",
         () -> reasons(nvml));
+    metrics.gauge(
+        "smslice_node_gpu_memory_busy_ratio",
+        "Share of NVML's last sample period the GPU's memory was read or written (0..1).",
+        () -> each(nvml, a -> a.memoryBusyPercent(), 0.01));
   }
 
   private static Map<String, Double> each(

@@ -10,8 +10,14 @@ import java.util.Map;
  * @param powerMilliwatts the board's power draw (nvmlDeviceGetPowerUsage)
  * @param clockEventReasons why the clocks are below their maximum, NVML's bit mask
  *     (nvmlDeviceGetCurrentClocksEventReasons, formerly ...ThrottleReasons)
+ * @param memoryBusyPercent how much of NVML's last sample period device memory was read or written
+ *     (nvmlDeviceGetUtilizationRates' memory), the bandwidth pressure NVML can show
  */
-public record GpuActivity(long smClockMhz, long powerMilliwatts, long clockEventReasons) {
+public record GpuActivity(
+    long smClockMhz, long powerMilliwatts, long clockEventReasons, int memoryBusyPercent) {
+  /** Clock-event reasons that mean the power or thermal limit lowers the clocks. */
+  public static final long POWER_OR_THERMAL = 0x4L | 0x8L | 0x20L | 0x40L | 0x80L;
+
   /** NVML's clock-event bits by the names the metrics give them. */
   public static final Map<String, Long> REASONS = reasons();
 
@@ -27,5 +33,10 @@ public record GpuActivity(long smClockMhz, long powerMilliwatts, long clockEvent
     r.put("hw_power_brake_slowdown", 0x80L);
     r.put("display_clock_setting", 0x100L);
     return java.util.Collections.unmodifiableMap(r);
+  }
+
+  /** Whether NVML read the reasons and one of them is the power or thermal limit. */
+  public boolean powerOrThermalLimited() {
+    return clockEventReasons > 0 && (clockEventReasons & POWER_OR_THERMAL) != 0;
   }
 }

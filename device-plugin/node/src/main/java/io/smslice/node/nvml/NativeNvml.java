@@ -228,6 +228,7 @@ public final class NativeNvml implements Nvml {
       MemorySegment clock = arena.allocate(JAVA_INT);
       MemorySegment power = arena.allocate(JAVA_INT);
       MemorySegment reasons = arena.allocate(JAVA_LONG);
+      MemorySegment utilization = arena.allocate(JAVA_INT, 2);
       long mhz =
           nvml.clockInfo.isPresent()
                   && nvml.call(nvml.clockInfo.get(), handle, NvmlCalls.CLOCK_SM, clock)
@@ -244,7 +245,14 @@ public final class NativeNvml implements Nvml {
                   && nvml.call(nvml.clockEventReasons.get(), handle, reasons) == NvmlCalls.SUCCESS
               ? reasons.get(JAVA_LONG, 0)
               : -1;
-      return Optional.of(new GpuActivity(mhz, milliwatts, mask));
+      // The second word: the percent of the last sample period device memory was read or written.
+      int memoryBusy =
+          nvml.utilizationRates.isPresent()
+                  && nvml.call(nvml.utilizationRates.get(), handle, utilization)
+                      == NvmlCalls.SUCCESS
+              ? utilization.getAtIndex(JAVA_INT, 1)
+              : -1;
+      return Optional.of(new GpuActivity(mhz, milliwatts, mask, memoryBusy));
     }
   }
 

@@ -68,6 +68,9 @@ final class NvmlCalls {
   /** nvmlDeviceGetCurrentClocksEventReasons, or its older name ...ThrottleReasons. */
   final Optional<MethodHandle> clockEventReasons;
 
+  /** nvmlDeviceGetUtilizationRates: nvmlUtilization_t {unsigned int gpu, memory}, percent. */
+  final Optional<MethodHandle> utilizationRates;
+
   NvmlCalls(String library) {
     lib = SymbolLookup.libraryLookup(library, Arena.global());
     init = fn("nvmlInit_v2", FunctionDescriptor.of(JAVA_INT));
@@ -131,6 +134,7 @@ final class NvmlCalls {
     clockEventReasons =
         optional("nvmlDeviceGetCurrentClocksEventReasons", reasons)
             .or(() -> optional("nvmlDeviceGetCurrentClocksThrottleReasons", reasons));
+    utilizationRates = optional("nvmlDeviceGetUtilizationRates", reasons);
   }
 
   private MethodHandle fn(String symbol, FunctionDescriptor descriptor) {

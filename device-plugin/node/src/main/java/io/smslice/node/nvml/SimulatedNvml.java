@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * unhealthy from inside its pod (docs/dra-node.md), where no test code can reach the process.
  */
 public final class SimulatedNvml implements Nvml {
-  /** H200's maximum SM clock (1980 MHz), a steady 100 W and no clock-event reason. */
-  public static final GpuActivity NOMINAL = new GpuActivity(1980, 100_000, 0);
+  /** H200's maximum SM clock (1980 MHz), a steady 100 W, no clock-event reason, memory idle. */
+  public static final GpuActivity NOMINAL = new GpuActivity(1980, 100_000, 0, 0);
 
   private final List<NvmlGpu> gpus;
   private final Map<String, String> problems = new ConcurrentHashMap<>();

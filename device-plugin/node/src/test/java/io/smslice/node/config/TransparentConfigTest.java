@@ -63,7 +63,8 @@ class TransparentConfigTest {
                 Path.of("/opt/lib/i.so"),
                 Path.of("/srv/interposer"),
                 Path.of("/srv/shm"),
-                GpuGuard.Settings.DEFAULTS));
+                GpuGuard.Settings.DEFAULTS,
+                GuardGating.ALWAYS));
   }
 
   @Test
@@ -94,6 +95,32 @@ class TransparentConfigTest {
     assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {share: 0.2}}\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("transparent.guard.share is not a known setting");
+  }
+
+  @Test
+  void thePressureGateIsOffUnlessAskedAndItsThresholdsAreChecked() throws IOException {
+    assertThat(load("version: v1\n").transparent().gating()).isEqualTo(GuardGating.ALWAYS);
+    NodeConfig c =
+        load(
+            """
+            version: v1
+            transparent:
+              guard:
+                onlyUnderPressure: true
+                memoryBusyPercent: 70
+                pressureHoldSeconds: 30
+            """);
+    assertThat(c.transparent().gating())
+        .isEqualTo(new GuardGating(true, 70, Duration.ofSeconds(30)));
+    assertThat(c.transparent().guard()).isEqualTo(GpuGuard.Settings.DEFAULTS);
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {memoryBusyPercent: 0}}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.guard.memoryBusyPercent is 0: write a number from 1");
+    assertThatThrownBy(
+            () -> load("version: v1\ntransparent: {guard: {onlyUnderPressure: maybe}}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "transparent.guard.onlyUnderPressure is 'maybe': write true or false");
   }
 
   @Test

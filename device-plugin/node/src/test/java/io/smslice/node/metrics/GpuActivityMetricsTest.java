@@ -21,7 +21,7 @@ class GpuActivityMetricsTest {
   void clockPowerAndReasonsInBaseUnits() {
     SimulatedNvml nvml = new SimulatedNvml(List.of(gpu(0, A), gpu(1, B)));
     // Power-capped and thermally slowed: bits 0x4 and 0x20.
-    nvml.setActivity(A, new GpuActivity(1410, 699_500, 0x4 | 0x20));
+    nvml.setActivity(A, new GpuActivity(1410, 699_500, 0x4 | 0x20, 50));
     NodeMetrics metrics = new NodeMetrics();
     GpuActivityMetrics.register(metrics, nvml);
 
@@ -37,6 +37,7 @@ class GpuActivityMetricsTest {
                 + A
                 + "\",reason=\"sw_thermal_slowdown\"} 1.0")
         .contains("smslice_node_gpu_clock_event_active{gpu=\"" + A + "\",reason=\"gpu_idle\"} 0.0")
+        .contains("smslice_node_gpu_memory_busy_ratio{gpu=\"" + A + "\"} 0.5")
         // B reads the simulator's constants: 1980 MHz, 100 W, no reason.
         .contains("smslice_node_gpu_sm_clock_hertz{gpu=\"" + B + "\"} 1.98E9")
         .contains("smslice_node_gpu_power_watts{gpu=\"" + B + "\"} 100.0")
@@ -47,7 +48,7 @@ class GpuActivityMetricsTest {
   @Test
   void aFigureNvmlCannotReadIsLeftOut() {
     SimulatedNvml nvml = new SimulatedNvml(List.of(gpu(0, A)));
-    nvml.setActivity(A, new GpuActivity(1980, -1, -1));
+    nvml.setActivity(A, new GpuActivity(1980, -1, -1, -1));
     NodeMetrics metrics = new NodeMetrics();
     GpuActivityMetrics.register(metrics, nvml);
 
@@ -55,6 +56,7 @@ class GpuActivityMetricsTest {
     assertThat(text)
         .contains("smslice_node_gpu_sm_clock_hertz{gpu=\"" + A + "\"} 1.98E9")
         .doesNotContain("smslice_node_gpu_power_watts{")
-        .doesNotContain("smslice_node_gpu_clock_event_active{");
+        .doesNotContain("smslice_node_gpu_clock_event_active{")
+        .doesNotContain("smslice_node_gpu_memory_busy_ratio{");
   }
 }
