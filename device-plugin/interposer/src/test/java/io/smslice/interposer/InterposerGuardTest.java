@@ -201,6 +201,45 @@ class InterposerGuardTest {
   }
 
   @Test
+  void aKilledCriticalProcessHasItsBusyMarkClearedOnceByTheNextWaitersAndCutsNoLaterHold()
+      throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
+      Tenant killed = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      int dead = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
+      await(() -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) != 0, "work in flight");
+      killed.process.destroyForcibly().waitFor(); // SIGKILL: no exit handler runs
+      long at = System.nanoTime();
+
+      // Two best-effort processes notice at once; only one may take the dead mark off the count.
+      Tenant a = new Tenant(guard, "BestEffort", 3, 10, 0);
+      Tenant b = new Tenant(guard, "BestEffort", 3, 10, 0);
+      a.launches();
+      b.launches();
+      await(() -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) == 0, "the dead mark cleared");
+      assertThat(System.nanoTime() - at).isLessThan(3_000 * MS);
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
+
+      // A live critical process's release, not the cap, now ends a hold (200 ms of work in flight,
+      // within the 300 ms hold limit).
+      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 200_000, 400_000);
+      await(() -> guard.getInt(GuardLayout.BUSY_COUNT_OFFSET) == 1, "live work in flight");
+      Tenant held = new Tenant(guard, "BestEffort", 1, 10, 0);
+      held.launches();
+      critical.launches();
+      int cuts = 0;
+      int holds = 0;
+      for (int slot = 0; slot < GuardLayout.SLOTS; slot++) {
+        cuts += guard.slotInt(slot, GuardLayout.SLOT_CAP_CUTS);
+        holds += guard.slotInt(slot, GuardLayout.SLOT_HOLDS);
+      }
+      assertThat(holds).as("the last process's hold").isPositive();
+      assertThat(cuts).isZero();
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
+    }
+  }
+
+  @Test
   void theShareCapBoundsHowMuchOfEachWindowABestEffortProcessIsHeld() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 60_000, 200, 250, 4)) {
       guard.markCriticalBusy(0);
