@@ -57,7 +57,10 @@ static int64_t launches, completions; /* launches tracked, and of those seen com
 static tracked spare[64];       /* completed events, kept for reuse in their context */
 static int spare_count;
 static int tracker_started;
+/* Best-effort: the process's time held, counted once however many of its threads wait. */
 static int64_t window_start, held_in_window;
+static int holders;             /* its threads held now */
+static int64_t accrued_at;      /* when the time held was last brought up to date */
 static tracked last_done;       /* best-effort: the latest completed launch, the next one's start */
 static int64_t launch_nanos;    /* best-effort: GPU time per launch, a moving mean; 0 unknown */
 static int64_t checked_at;      /* best-effort: when it last asked whether busy owners live */
@@ -400,9 +403,22 @@ static int critical_busy(int64_t now, int64_t max_hold) {
   return stale ? -1 : 0;
 }
 
-/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per launch and
- * the share of each window. Work in flight longer than max hold no longer holds anyone, so a
- * latency-critical process that died busy holds others once, up to max hold, and never again. */
+/* Best-effort: brings the process's time held up to now: while any of its threads is held, the
+ * wall clock's time counts once. Read under the lock, so that the clock only moves forward here.
+ * Caller holds lock. */
+static void accrue(void) {
+  int64_t now = now_nanos();
+  if (holders > 0) {
+    held_in_window += now - accrued_at;
+    if (own_slot()) ADD(AT(slot, GUARD_SLOT_HELD_NANOS, int64_t), now - accrued_at);
+  }
+  accrued_at = now;
+}
+
+/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per
+ * launch and, for the process as a whole, the share of each window. Work in flight longer than max
+ * hold no longer holds anyone, so a latency-critical process that died busy holds others once, up
+ * to max hold, and never again. */
 static int hold(void) {
   int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
   int64_t window = LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t));
@@ -410,8 +426,14 @@ static int hold(void) {
   int64_t start = now_nanos(), now = start;
   if (critical_busy(now, max_hold) != 1) return 0;
   pthread_mutex_lock(&lock);
+  accrue();
   if (window <= 0 || start - window_start >= window) window_start = start, held_in_window = 0;
-  int64_t budget = window > 0 ? window * share / 1000 - held_in_window : max_hold;
+  holders++;
+  /* While this thread waits the process's time held grows with the clock: its share of the
+   * window runs out at a fixed time, whatever the other threads do. */
+  int64_t end = start + max_hold;
+  if (window > 0 && start + window * share / 1000 - held_in_window < end)
+    end = start + window * share / 1000 - held_in_window;
   pthread_mutex_unlock(&lock);
   int32_t *releases = AT(file, GUARD_RELEASES_OFFSET, int32_t);
   int cut = 0;
@@ -423,20 +445,17 @@ static int hold(void) {
       cut = busy < 0;
       break;
     }
-    int64_t left = max_hold - (now - start);
-    if (budget - (now - start) < left) left = budget - (now - start);
-    if (left <= 0) {
+    if (now >= end) {
       cut = 1;
       break;
     }
-    futex_wait(releases, seen, left < POLL_NANOS ? left : POLL_NANOS);
+    futex_wait(releases, seen, end - now < POLL_NANOS ? end - now : POLL_NANOS);
   }
-  int64_t held = now - start;
   pthread_mutex_lock(&lock);
-  held_in_window += held;
+  accrue();
+  holders--;
   if (own_slot()) {
     STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
-    ADD(AT(slot, GUARD_SLOT_HELD_NANOS, int64_t), held);
     ADD(AT(slot, GUARD_SLOT_HOLDS, int32_t), 1);
     if (cut) ADD(AT(slot, GUARD_SLOT_CAP_CUTS, int32_t), 1);
   }
@@ -536,7 +555,8 @@ static void forget_in_child(void) {
   opened = role = tracker_started = spare_count = 0;
   head = tail = covered = pending = 0;
   launches = completions = 0;
-  window_start = held_in_window = 0;
+  window_start = held_in_window = accrued_at = 0;
+  holders = 0;
   last_done = (tracked){0};
   launch_nanos = checked_at = 0;
 }

@@ -12,7 +12,7 @@
 #define GUARD_MAGIC_OFFSET 0
 #define GUARD_VERSION_OFFSET 4
 #define GUARD_ENABLED_OFFSET 8          /* int: 1 while latency-critical and best-effort share */
-#define GUARD_SHARE_PERMILLE_OFFSET 12  /* int: most of a window a best-effort tenant is held */
+#define GUARD_SHARE_PERMILLE_OFFSET 12  /* int: most of a window a best-effort process is held */
 #define GUARD_MAX_HOLD_NANOS_OFFSET 16  /* long: longest one launch is held */
 #define GUARD_WINDOW_NANOS_OFFSET 24    /* long: the window the share is counted over */
 #define GUARD_BE_DEPTH_OFFSET 32        /* int: best-effort launches in flight at most */
@@ -33,7 +33,7 @@
 #define GUARD_SLOT_BUSY_SINCE 24  /* long: ns since when work is in flight, 0 when idle */
 #define GUARD_SLOT_LAUNCHED 32    /* long: launches tracked */
 #define GUARD_SLOT_COMPLETED 40   /* long: of those, seen complete */
-#define GUARD_SLOT_HELD_NANOS 48  /* long: best-effort time spent held */
+#define GUARD_SLOT_HELD_NANOS 48  /* long: best-effort wall time any thread was held */
 #define GUARD_SLOT_HOLDS 56       /* int: best-effort launches that waited */
 #define GUARD_SLOT_CAP_CUTS 60    /* int: holds the cap ended (hold or share limit) */
 #define GUARD_SLOT_CLAIM 64       /* char[64]: the claim, NUL-terminated */

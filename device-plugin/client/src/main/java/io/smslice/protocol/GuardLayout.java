@@ -20,7 +20,10 @@ public final class GuardLayout {
   /** Int: 1 while latency-critical and best-effort claims share the GPU. */
   public static final long ENABLED_OFFSET = 8;
 
-  /** Int: the most of each window a best-effort tenant may be held, per mille. */
+  /**
+   * Int: the most of each window a best-effort process may be held (its wall time held, by every
+   * latency-critical tenant together), per mille.
+   */
   public static final long SHARE_PERMILLE_OFFSET = 12;
 
   /** Long: the longest one launch is held. */
@@ -71,7 +74,7 @@ public final class GuardLayout {
   public static final long SLOT_LAUNCHED = 32;
   public static final long SLOT_COMPLETED = 40;
 
-  /** Long: time a best-effort slot spent held. */
+  /** Long: wall time a best-effort slot spent held, once however many of its threads waited. */
   public static final long SLOT_HELD_NANOS = 48;
 
   /** Int: best-effort launches that waited. */

@@ -23,6 +23,8 @@ final class GuardFile implements AutoCloseable {
   /** Open while the file is: the slots this test plays are locked on it, as a live owner's are. */
   private final FileChannel channel;
 
+  private final java.util.Set<Integer> locked = new java.util.HashSet<>();
+
   /** A fresh file: enabled, with the given limits. */
   GuardFile(Path path, long maxHoldMillis, long windowMillis, int sharePermille, int depth)
       throws IOException {
@@ -99,12 +101,21 @@ final class GuardFile implements AutoCloseable {
    */
   void markCriticalBusy(int slot) throws IOException {
     long at = GuardLayout.slotOffset(slot);
-    channel.lock(at, GuardLayout.SLOT_BYTES, false);
+    if (locked.add(slot)) {
+      channel.lock(at, GuardLayout.SLOT_BYTES, false);
+    }
     putInt(at + GuardLayout.SLOT_ROLE, GuardLayout.ROLE_LATENCY_CRITICAL);
     putLong(at + GuardLayout.SLOT_LEASE, System.nanoTime());
     putLong(at + GuardLayout.SLOT_BUSY_SINCE, System.nanoTime());
     putLong(at + GuardLayout.SLOT_OWNER, 0x7e57L);
     putInt(GuardLayout.BUSY_COUNT_OFFSET, getInt(GuardLayout.BUSY_COUNT_OFFSET) + 1);
+  }
+
+  /** Ends that slot's work in flight, as its process's completion thread would. */
+  void releaseCritical(int slot) {
+    putLong(GuardLayout.slotOffset(slot) + GuardLayout.SLOT_BUSY_SINCE, 0);
+    putInt(GuardLayout.BUSY_COUNT_OFFSET, getInt(GuardLayout.BUSY_COUNT_OFFSET) - 1);
+    putInt(GuardLayout.RELEASES_OFFSET, getInt(GuardLayout.RELEASES_OFFSET) + 1);
   }
 
   /** Renews that slot's busy mark, as a process that keeps launching would. */

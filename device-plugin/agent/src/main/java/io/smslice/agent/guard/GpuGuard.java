@@ -37,7 +37,8 @@ public final class GpuGuard implements AutoCloseable {
    *
    * @param maxHold the longest one best-effort launch is held, and how long latency-critical work
    *     in flight counts at all (so a tenant that died busy holds others once)
-   * @param share the most of each window a best-effort tenant may be held, 0..1
+   * @param share the most of each window a best-effort process may be held (its wall time held, by
+   *     every latency-critical tenant together), 0..1
    * @param window the window the share is counted over
    * @param depth a best-effort tenant's launches in flight at most
    * @param inFlight the estimated GPU time a best-effort tenant keeps in flight at most (its
