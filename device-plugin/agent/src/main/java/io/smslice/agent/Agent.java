@@ -272,6 +272,22 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     updateGuard(binding.gpuUuid());
   }
 
+  /**
+   * Per claim ({@code namespace/name}), the best-effort holds the guard's cap has ended, summed
+   * over its slots (processes and executors) on every GPU.
+   */
+  public Map<String, Long> guardCapCuts() {
+    Map<String, Long> cuts = new java.util.TreeMap<>();
+    for (GpuGuard guard : guards.values()) {
+      for (GpuGuard.Slot s : guard.slots()) {
+        if (s.role() == GuardLayout.ROLE_BEST_EFFORT && !s.claim().isEmpty()) {
+          cuts.merge(s.claim(), (long) s.capCuts(), Long::sum);
+        }
+      }
+    }
+    return cuts;
+  }
+
   /** On while latency-critical and best-effort claims share the GPU, off otherwise. */
   private void updateGuard(String gpuUuid) {
     if (guardDirectory == null) {

@@ -1,11 +1,8 @@
 package io.smslice.node.events;
 
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.node.allocation.ClusterView;
@@ -18,8 +15,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * Tells the users of a GPU that one MPS client's fault reached their work too: a Warning event
@@ -27,18 +22,16 @@ import java.util.logging.Logger;
  * this node.
  */
 public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
-  private static final Logger LOG = Logger.getLogger(ClientFaultEvents.class.getName());
   public static final String REASON = "GpuClientFault";
-  private static final String COMPONENT = "smslice-node";
 
-  private final KubernetesClient client;
+  private final WarningEvents events;
   private final String nodeName;
   private final ClusterView cluster;
   private final ClaimStates claims;
 
   public ClientFaultEvents(
       KubernetesClient client, String nodeName, ClusterView cluster, ClaimStates claims) {
-    this.client = client;
+    this.events = new WarningEvents(client, nodeName);
     this.nodeName = nodeName;
     this.cluster = cluster;
     this.claims = claims;
@@ -60,37 +53,24 @@ public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
     Map<String, ObjectReference> targets = new LinkedHashMap<>();
     for (ClaimState c : claims.claims()) {
       if (c.gpuUuid().equalsIgnoreCase(gpuUuid)) {
-        targets.put("claim " + c.key(), claimRef(c.namespace(), c.name(), null));
+        targets.put("claim " + c.key(), WarningEvents.claimRef(c.namespace(), c.name(), null));
       }
     }
     for (Pod pod : cluster.podsOnNode(nodeName)) {
       Map<String, String> a = pod.getMetadata().getAnnotations();
       String claimName = a == null ? null : a.get(SmsliceApi.CLAIM_ANNOTATION);
       String ns = pod.getMetadata().getNamespace();
-      if (claimName != null && !terminated(pod)) {
+      if (claimName != null && !WarningEvents.terminated(pod)) {
         Optional<SliceClaim> claim = cluster.claim(ns, claimName);
         if (claim.isPresent() && onGpu(claim.get(), gpuUuid)) {
           targets.putIfAbsent(
               "claim " + ns + "/" + claimName,
-              claimRef(ns, claimName, claim.get().getMetadata().getUid()));
-          targets.put(
-              "pod " + ns + "/" + pod.getMetadata().getName(),
-              new ObjectReferenceBuilder()
-                  .withApiVersion("v1")
-                  .withKind("Pod")
-                  .withNamespace(ns)
-                  .withName(pod.getMetadata().getName())
-                  .withUid(pod.getMetadata().getUid())
-                  .build());
+              WarningEvents.claimRef(ns, claimName, claim.get().getMetadata().getUid()));
+          targets.put("pod " + ns + "/" + pod.getMetadata().getName(), WarningEvents.podRef(pod));
         }
       }
     }
-    targets.forEach((what, ref) -> emit(what, ref, message, at));
-  }
-
-  private static boolean terminated(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
+    targets.forEach((what, ref) -> events.emit(REASON, what, ref, message, at));
   }
 
   private boolean onGpu(SliceClaim claim, String gpuUuid) {
@@ -98,48 +78,5 @@ public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
         && claim.getStatus().getBinding() != null
         && nodeName.equals(claim.getStatus().getBinding().getNode())
         && gpuUuid.equalsIgnoreCase(claim.getStatus().getBinding().getGpuUuid());
-  }
-
-  private static ObjectReference claimRef(String namespace, String name, String uid) {
-    return new ObjectReferenceBuilder()
-        .withApiVersion(SmsliceApi.API_VERSION)
-        .withKind("SliceClaim")
-        .withNamespace(namespace)
-        .withName(name)
-        .withUid(uid)
-        .build();
-  }
-
-  private void emit(String what, ObjectReference ref, String message, Instant at) {
-    String time = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));
-    try {
-      client
-          .v1()
-          .events()
-          .inNamespace(ref.getNamespace())
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withGenerateName(ref.getName() + ".")
-                  .withNamespace(ref.getNamespace())
-                  .endMetadata()
-                  .withInvolvedObject(ref)
-                  .withType("Warning")
-                  .withReason(REASON)
-                  .withMessage(message)
-                  .withFirstTimestamp(time)
-                  .withLastTimestamp(time)
-                  .withCount(1)
-                  .withNewSource()
-                  .withComponent(COMPONENT)
-                  .withHost(nodeName)
-                  .endSource()
-                  .withReportingComponent(COMPONENT)
-                  .withReportingInstance(nodeName)
-                  .build())
-          .create();
-    } catch (KubernetesClientException e) {
-      LOG.log(Level.WARNING, "cannot record event " + REASON + " on " + what, e);
-    }
   }
 }

@@ -1,0 +1,93 @@
+package io.smslice.node.events;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.smslice.api.v1alpha1.SmsliceApi;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Warning events the node side records on claims and pods, as this node's smslice-node. */
+final class WarningEvents {
+  private static final Logger LOG = Logger.getLogger(WarningEvents.class.getName());
+  private static final String COMPONENT = "smslice-node";
+
+  private final KubernetesClient client;
+  private final String nodeName;
+
+  WarningEvents(KubernetesClient client, String nodeName) {
+    this.client = client;
+    this.nodeName = nodeName;
+  }
+
+  String nodeName() {
+    return nodeName;
+  }
+
+  static ObjectReference claimRef(String namespace, String name, String uid) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion(SmsliceApi.API_VERSION)
+        .withKind("SliceClaim")
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .build();
+  }
+
+  static ObjectReference podRef(Pod pod) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Pod")
+        .withNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
+        .withUid(pod.getMetadata().getUid())
+        .build();
+  }
+
+  static boolean terminated(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  /**
+   * Records one; a refused call is logged, not thrown: the events only tell, they decide nothing.
+   */
+  void emit(String reason, String what, ObjectReference ref, String message, Instant at) {
+    String time = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(ref.getNamespace())
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withGenerateName(ref.getName() + ".")
+                  .withNamespace(ref.getNamespace())
+                  .endMetadata()
+                  .withInvolvedObject(ref)
+                  .withType("Warning")
+                  .withReason(reason)
+                  .withMessage(message)
+                  .withFirstTimestamp(time)
+                  .withLastTimestamp(time)
+                  .withCount(1)
+                  .withNewSource()
+                  .withComponent(COMPONENT)
+                  .withHost(nodeName)
+                  .endSource()
+                  .withReportingComponent(COMPONENT)
+                  .withReportingInstance(nodeName)
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      LOG.log(Level.WARNING, "cannot record event " + reason + " on " + what, e);
+    }
+  }
+}
