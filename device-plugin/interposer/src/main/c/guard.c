@@ -104,10 +104,11 @@ static unsigned char *slot_at(int i) {
   return file + GUARD_SLOTS_OFFSET + (size_t)i * GUARD_SLOT_BYTES;
 }
 
-/* A slot is owned only while its byte range is write-locked by an open file description of the
- * owner: the kernel drops the lock when the owner dies, however it dies, and another process sees
- * that whatever PID namespace each is in. OFD locks, not POSIX ones: those belong to the process
- * and would go with any descriptor of the file it closes. */
+/* A slot is owned only while its owner holds a write lock on the slot's bytes: the kernel drops
+ * it when the owner dies, however it dies, and another process sees that whatever PID namespace
+ * each is in. POSIX record locks: a forked child does not inherit them, the agent's JVM takes the
+ * same kind, and every kernel and sandbox with record locks has them (OFD locks need Linux 3.15).
+ * They go with any descriptor of the file the process closes; only this code opens it. */
 static int slot_lock(unsigned char *s, short type, int cmd) {
   struct flock range = {.l_type = type, .l_whence = SEEK_SET,
                         .l_start = (off_t)(s - file), .l_len = GUARD_SLOT_BYTES};
@@ -116,7 +117,7 @@ static int slot_lock(unsigned char *s, short type, int cmd) {
 
 /* Whether a slot's owner is alive: someone holds its lock (or the kernel cannot say). */
 static int owner_alive(unsigned char *s) {
-  return slot_lock(s, F_WRLCK, F_OFD_GETLK) != F_UNLCK;
+  return slot_lock(s, F_WRLCK, F_GETLK) != F_UNLCK;
 }
 
 /* Takes a slot's busy mark off the count, once whoever races for it (the mark is exchanged). */
@@ -137,10 +138,10 @@ static int take_slot(void) {
     for (int i = 0; i < GUARD_SLOTS; i++) {
       unsigned char *s = slot_at(i);
       int64_t seen = LOAD(AT(s, GUARD_SLOT_OWNER, int64_t));
-      if ((seen != 0) != pass || slot_lock(s, F_WRLCK, F_OFD_SETLK) < 0) continue;
+      if ((seen != 0) != pass || slot_lock(s, F_WRLCK, F_SETLK) < 0) continue;
       if (!__atomic_compare_exchange_n(AT(s, GUARD_SLOT_OWNER, int64_t), &seen, token, 0,
                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        slot_lock(s, F_UNLCK, F_OFD_SETLK);
+        slot_lock(s, F_UNLCK, F_SETLK);
         continue;
       }
       /* The dead owner's work in flight goes with it. */
@@ -150,7 +151,7 @@ static int take_slot(void) {
       STORE(AT(s, GUARD_SLOT_LEASE, int64_t), now_nanos());
       const char *claim = tenant_setting("SMSLICE_CLAIM");
       if (claim != NULL) strncpy((char *)s + GUARD_SLOT_CLAIM, claim, GUARD_SLOT_CLAIM_BYTES - 1);
-      if (slot != NULL && slot != s) slot_lock(slot, F_UNLCK, F_OFD_SETLK);
+      if (slot != NULL && slot != s) slot_lock(slot, F_UNLCK, F_SETLK);
       slot = s;
       return 0;
     }
@@ -548,7 +549,7 @@ static void forget_in_child(void) {
   pthread_mutex_init(&lock, NULL);
   pthread_cond_init(&changed, NULL);
   if (file != NULL) munmap(file, GUARD_FILE_BYTES);
-  /* Only the descriptor: the parent's lock stays the parent's. */
+  /* The parent's lock was not inherited; its descriptor goes too. */
   if (fd >= 0) close(fd);
   fd = -1;
   file = slot = NULL;
