@@ -16,7 +16,8 @@
 # INFLIGHT_MS (their estimated GPU time in flight at most, 0.5; 0: the depth alone), SWEEP (in-flight
 # bounds, ms, each a guarded phase of every round, default INFLIGHT_MS), MAX_HOLD_MS (10), SHARE
 # (0.5), WINDOW_MS (100), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
-# (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540),
+# (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540), NALONE_S (seconds the neighbour
+# runs alone in each guard state before the victim starts, 5),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
 # Writes $OUT/guard-verification.md and its logs.
 set -uo pipefail
@@ -33,6 +34,7 @@ log=$out/run.log
 FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
 PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-512} INFLIGHT_MS=${INFLIGHT_MS:-0.5} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
 WINDOW_MS=${WINDOW_MS:-100} SWEEP=${SWEEP:-$INFLIGHT_MS} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
+NALONE_S=${NALONE_S:-5}
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 note() { echo "$*" | tee -a "$md"; }
@@ -168,8 +170,10 @@ part_neighbours() {
     for state in $(guarded_states); do
       gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
       [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
-      s=$(date +%s.%N); sleep 5; e=$(date +%s.%N)
+      s=$(date +%s.%N); sleep "$NALONE_S"; e=$(date +%s.%N)
       echo "nalone $kind $state $nlog start=$s end=$e" >> "$work/phases"
+      # Per state: the slot's launches so far and its estimate of GPU time per launch.
+      gtool report "$guard" | sed "s/^/$kind alone $state: /" >> "$work/guard-report"
     done
     victim_phases pair "$kind" "$nlog" victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do guarded_states; done)
     gtool report "$guard" | sed "s/^/$kind: /" >> "$work/guard-report"
