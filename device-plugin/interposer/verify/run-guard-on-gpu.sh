@@ -138,6 +138,8 @@ victim_phases() {
     while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
     [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
     echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
+    # Beside a neighbour: the slots' counts after each phase, so holds and cap cuts can be told apart.
+    [ "$label" != pair ] || gtool report "$guard" | sed "s/^/$kind pair $k $state: /" >> "$work/guard-report"
     k=$((k + 1))
   done
   [ $k = $phases ] || kill $vpid 2>/dev/null # a phase that never began must not wait its timeout
