@@ -105,6 +105,18 @@ for kind in kinds:
               f"{f(n / off if n and off else None, '{:.2f}')} | "
               f"{f(per_second(r, 3), '{:.2f}')} | {f(per_second(r, 4), '{:.2f}')} |")
     print()
+    means = {}
+    for r in alone_rows:
+        if rate(r):
+            means.setdefault(r["guard"], []).append(rate(r))
+    if "0" in means and any(len(v) > 1 for v in means.values()):
+        off_mean = statistics.mean(means["0"])
+        print("Mean over rounds: " + ", ".join(
+            f"{guard_name(k)} {statistics.mean(v):.1f} steps/s ({statistics.mean(v) / off_mean:.2f} of off; "
+            f"rounds {min(v):.1f}-{max(v):.1f})" for k, v in means.items()) + ".")
+        print()
+    if not any(r["label"] == "pair" and r["kind"] == kind for r in rows):
+        continue
     print("| phase | guard | victim p50 ms | p99 ms | p99.9 ms | p99 / alone p99 | neighbour steps/s | / neighbour alone | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     by = {}

@@ -8,8 +8,9 @@
 # it on while latency-critical and best-effort claims share a GPU. nvidia-smi (read only) records
 # SM clock and power beside every phase.
 # Run from the bundle prepare-gpu-run.sh made:  bash <bundle>/verify/run-guard-on-gpu.sh [parts]
-#   parts, in the order given: any of alone neighbours shared overhead (default alone neighbours
-#   overhead); shared: the same victim and a train neighbour without green slices, under MPS with
+#   parts, in the order given: any of alone neighbours bound shared overhead (default alone
+#   neighbours overhead); bound: a train neighbour alone through the guard states, rounds in
+#   alternating order (ALTERNATIONS of them); shared: the same victim and a train neighbour without green slices, under MPS with
 #   active-thread percentages (12 / 88) and time-sliced (no MPS), alone and beside each other
 # Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
 # off/on rounds of phases per neighbour, 2), DEPTH (best-effort launches in flight at most, 512),
@@ -184,6 +185,27 @@ part_neighbours() {
   done
 }
 
+part_bound() {
+  # The in-flight bound's own cost: a train neighbour alone, no victim, through the guard states
+  # (off and each SWEEP bound) ALTERNATIONS times, in reverse order every other round, so that
+  # drift over the trainer's life is not read as the bound's cost.
+  local stop=$work/stop-bound nlog=$work/n-bound.log i state s e
+  start_neighbour neighbour BestEffort train "$stop" "$nlog" || return
+  local npid=$neighbour_pid
+  for i in $(seq 1 $ALTERNATIONS); do
+    [ "$(left)" -gt 30 ] || { note "bound round $i skipped: out of time"; break; }
+    for state in $(if [ $((i % 2)) = 1 ]; then guarded_states; else guarded_states | tac; fi); do
+      gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
+      [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
+      s=$(date +%s.%N); sleep "$NALONE_S"; e=$(date +%s.%N)
+      echo "nalone train-bound $state $nlog start=$s end=$e" >> "$work/phases"
+    done
+  done
+  gtool report "$guard" | sed "s/^/bound: /" >> "$work/guard-report"
+  touch "$stop"
+  wait $npid
+}
+
 part_shared() {
   # No green slices: the victim alone, then beside a train neighbour, in one victim process each
   # (SHARED_FRAMES frames a phase: time-sliced frames can take many periods).
@@ -215,7 +237,7 @@ telemetry_start
 : > "$work/phases"
 for part in $parts; do
   case $part in
-    alone|neighbours|shared|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
+    alone|neighbours|bound|shared|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
     *) note "unknown part $part" ;;
   esac
 done
