@@ -163,10 +163,12 @@ part_alone() { # the report's part 1: guard off (nothing tracked) and on (tracke
 }
 
 part_neighbours() {
-  local kind
+  local kind round=0
   for kind in $KINDS; do
     [ "$(left)" -gt 90 ] || { note "neighbour $kind skipped: out of time"; continue; }
-    local stop=$work/stop-$kind nlog=$work/n-$kind.log
+    # Files of their own per neighbour, so that a kind named twice runs twice (run 9 did not).
+    round=$((round + 1))
+    local stop=$work/stop-$kind-$round nlog=$work/n-$kind-$round.log
     start_neighbour neighbour BestEffort "$kind" "$stop" "$nlog" || continue
     local npid=$neighbour_pid
     local state s e
