@@ -172,7 +172,10 @@ public final class GpuGuard implements AutoCloseable {
     return getInt(GuardLayout.ENABLED_OFFSET) == 1;
   }
 
-  /** Every taken slot. */
+  /**
+   * Every taken slot. A slot is busy only while its owner lives: a dead owner's mark stays in the
+   * file until a best-effort waiter clears it, but is no longer work in flight.
+   */
   public List<Slot> slots() {
     List<Slot> out = new ArrayList<>();
     for (int i = 0; i < GuardLayout.SLOTS; i++) {
@@ -184,7 +187,7 @@ public final class GpuGuard implements AutoCloseable {
           new Slot(
               claimOf(at),
               getInt(at + GuardLayout.SLOT_ROLE),
-              getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0,
+              getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0 && ownerAlive(at),
               getLong(at + GuardLayout.SLOT_LAUNCHED),
               getLong(at + GuardLayout.SLOT_COMPLETED),
               getLong(at + GuardLayout.SLOT_HELD_NANOS),

@@ -44,8 +44,18 @@ class ClaimGuardDeadOwnerTest {
           .as("a live owner's mark stays")
           .isEqualTo(1);
 
+      assertThat(gpu.slots())
+          .filteredOn(s -> s.role() == GuardLayout.ROLE_LATENCY_CRITICAL)
+          .singleElement()
+          .satisfies(s -> assertThat(s.busy()).isTrue());
+
       owner.destroyForcibly(); // SIGKILL
       assertThat(owner.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(gpu.slots())
+          .as("the metrics' view: a dead owner's mark is not work in flight")
+          .filteredOn(s -> s.role() == GuardLayout.ROLE_LATENCY_CRITICAL)
+          .allSatisfy(s -> assertThat(s.busy()).isFalse());
+      assertThat(gpu.getInt(GuardLayout.BUSY_COUNT_OFFSET)).as("until a waiter clears it").isOne();
       long start = System.nanoTime();
       alive.beforeQueue();
       ClaimGuard other = gpu.join("batch/other", GuardLayout.ROLE_BEST_EFFORT).orElseThrow();
