@@ -28,19 +28,25 @@ def telemetry(r):
                           capture_output=True, text=True).stdout.strip()
 
 
-def rate(r):
-    """The neighbour's steps per second inside the row's window, from its log."""
+def per_second(r, column):
+    """A column of the neighbour's log (steps, CPU seconds) per wall second inside the row's
+    window."""
     if r["nlog"] == "-" or not os.path.exists(r["nlog"]):
         return None
     start, end = float(r["start"]), float(r["end"])
     points = []
     for line in open(r["nlog"]):
         w = line.split()
-        if len(w) == 3 and start <= float(w[1]) <= end:
-            points.append((float(w[1]), int(w[2])))
+        if len(w) > column and start <= float(w[1]) <= end:
+            points.append((float(w[1]), float(w[column])))
     if len(points) < 2:
         return None
     return (points[-1][1] - points[0][1]) / (points[-1][0] - points[0][0])
+
+
+def rate(r):
+    """The neighbour's steps per second inside the row's window, from its log."""
+    return per_second(r, 2)
 
 
 def f(v, fmt="{:.3f}"):
@@ -48,6 +54,8 @@ def f(v, fmt="{:.3f}"):
 
 
 def guard_name(s):
+    if s == "1@0":
+        return "on, the depth alone"
     if s.startswith("1@"):
         return f"on, {s[2:]} ms in flight"
     return {"0": "off", "1": "on", "-": "-"}[s]
@@ -81,11 +89,34 @@ summary = []
 for kind in kinds:
     print(f"## 2. Beside a best-effort `{kind}` neighbour (116-SM claim)")
     print()
-    nalone = {r["guard"]: rate(r) for r in rows if r["label"] == "nalone" and r["kind"] == kind}
-    print(f"Neighbour alone (no victim): {f(nalone.get('0'), '{:.1f}')} steps/s with the guard off; on: "
-          + ", ".join(f"{f(v, '{:.1f}')} ({guard_name(k)})" for k, v in nalone.items() if k != "0")
-          + " (its in-flight bound alone).")
+    alone_rows = [r for r in rows if r["label"] == "nalone" and r["kind"] == kind]
+    nalone = {r["guard"]: rate(r) for r in alone_rows}
+    print("Neighbour alone (no victim), its in-flight bound alone; CPU seconds per wall second of the"
+          " process and of its launching (main) thread:")
     print()
+    print("| guard | steps/s | / guard off | process CPU | main thread CPU |")
+    print("|---|---|---|---|---|")
+    off = None
+    for r in alone_rows:
+        n = rate(r)
+        if r["guard"] == "0":
+            off = n  # each round (a neighbour process) starts with the guard off
+        print(f"| {guard_name(r['guard'])} | {f(n, '{:.1f}')} | "
+              f"{f(n / off if n and off else None, '{:.2f}')} | "
+              f"{f(per_second(r, 3), '{:.2f}')} | {f(per_second(r, 4), '{:.2f}')} |")
+    print()
+    means = {}
+    for r in alone_rows:
+        if rate(r):
+            means.setdefault(r["guard"], []).append(rate(r))
+    if "0" in means and any(len(v) > 1 for v in means.values()):
+        off_mean = statistics.mean(means["0"])
+        print("Mean over rounds: " + ", ".join(
+            f"{guard_name(k)} {statistics.mean(v):.1f} steps/s ({statistics.mean(v) / off_mean:.2f} of off; "
+            f"rounds {min(v):.1f}-{max(v):.1f})" for k, v in means.items()) + ".")
+        print()
+    if not any(r["label"] == "pair" and r["kind"] == kind for r in rows):
+        continue
     print("| phase | guard | victim p50 ms | p99 ms | p99.9 ms | p99 / alone p99 | neighbour steps/s | / neighbour alone | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     by = {}

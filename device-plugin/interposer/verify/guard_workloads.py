@@ -9,7 +9,8 @@ guard's variables. Times are GPU times from CUDA events unless named wall.
       CONTROL/done-k, so the script can change the guard between phases of one process.
   neighbour KIND STOP LOG
       A best-effort job until the file STOP exists, synchronising only every few steps (as training
-      loops do when they read the loss): every synchronisation appends "monotonic_s steps" to LOG.
+      loops do when they read the loss): every synchronisation appends "monotonic_s wall_s steps
+      process_cpu_s main_thread_cpu_s" to LOG.
       KIND: train (ResNet-50 batch 64, bf16 autocast, channels-last, SGD), copy (256 MiB device
       copies), gemm-long (bf16 16384^3 GEMMs, ~15 ms kernels).
 """
@@ -135,7 +136,9 @@ def neighbour(kind, stop, log):
             else:
                 torch.cuda.synchronize()
             steps += every
-            out.write(f"{time.monotonic():.4f} {time.time():.4f} {steps}\n")
+            # CPU seconds of the process (all threads) and of this, the launching thread.
+            out.write(f"{time.monotonic():.4f} {time.time():.4f} {steps} "
+                      f"{time.process_time():.4f} {time.thread_time():.4f}\n")
             out.flush()
 
 

@@ -8,15 +8,17 @@
 # it on while latency-critical and best-effort claims share a GPU. nvidia-smi (read only) records
 # SM clock and power beside every phase.
 # Run from the bundle prepare-gpu-run.sh made:  bash <bundle>/verify/run-guard-on-gpu.sh [parts]
-#   parts, in the order given: any of alone neighbours shared overhead (default alone neighbours
-#   overhead); shared: the same victim and a train neighbour without green slices, under MPS with
+#   parts, in the order given: any of alone neighbours bound shared overhead (default alone
+#   neighbours overhead); bound: a train neighbour alone through the guard states, rounds in
+#   alternating order (ALTERNATIONS of them); shared: the same victim and a train neighbour without green slices, under MPS with
 #   active-thread percentages (12 / 88) and time-sliced (no MPS), alone and beside each other
 # Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
 # off/on rounds of phases per neighbour, 2), DEPTH (best-effort launches in flight at most, 512),
 # INFLIGHT_MS (their estimated GPU time in flight at most, 0.5; 0: the depth alone), SWEEP (in-flight
 # bounds, ms, each a guarded phase of every round, default INFLIGHT_MS), MAX_HOLD_MS (10), SHARE
 # (0.5), WINDOW_MS (100), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
-# (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540),
+# (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540), NALONE_S (seconds the neighbour
+# runs alone in each guard state before the victim starts, 5),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
 # Writes $OUT/guard-verification.md and its logs.
 set -uo pipefail
@@ -33,6 +35,7 @@ log=$out/run.log
 FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
 PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-512} INFLIGHT_MS=${INFLIGHT_MS:-0.5} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
 WINDOW_MS=${WINDOW_MS:-100} SWEEP=${SWEEP:-$INFLIGHT_MS} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
+NALONE_S=${NALONE_S:-5}
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 note() { echo "$*" | tee -a "$md"; }
@@ -136,6 +139,8 @@ victim_phases() {
     while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
     [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
     echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
+    # Beside a neighbour: the slots' counts after each phase, so holds and cap cuts can be told apart.
+    [ "$label" != pair ] || gtool report "$guard" | sed "s/^/$kind pair $k $state: /" >> "$work/guard-report"
     k=$((k + 1))
   done
   [ $k = $phases ] || kill $vpid 2>/dev/null # a phase that never began must not wait its timeout
@@ -158,24 +163,49 @@ part_alone() { # the report's part 1: guard off (nothing tracked) and on (tracke
 }
 
 part_neighbours() {
-  local kind
+  local kind round=0
   for kind in $KINDS; do
     [ "$(left)" -gt 90 ] || { note "neighbour $kind skipped: out of time"; continue; }
-    local stop=$work/stop-$kind nlog=$work/n-$kind.log
+    # Files of their own per neighbour, so that a kind named twice runs twice (run 9 did not).
+    round=$((round + 1))
+    local stop=$work/stop-$kind-$round nlog=$work/n-$kind-$round.log
     start_neighbour neighbour BestEffort "$kind" "$stop" "$nlog" || continue
     local npid=$neighbour_pid
     local state s e
     for state in $(guarded_states); do
       gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
       [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
-      s=$(date +%s.%N); sleep 5; e=$(date +%s.%N)
+      s=$(date +%s.%N); sleep "$NALONE_S"; e=$(date +%s.%N)
       echo "nalone $kind $state $nlog start=$s end=$e" >> "$work/phases"
+      # Per state: the slot's launches so far and its estimate of GPU time per launch.
+      gtool report "$guard" | sed "s/^/$kind alone $state: /" >> "$work/guard-report"
     done
     victim_phases pair "$kind" "$nlog" victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do guarded_states; done)
     gtool report "$guard" | sed "s/^/$kind: /" >> "$work/guard-report"
     touch "$stop"
     wait $npid
   done
+}
+
+part_bound() {
+  # The in-flight bound's own cost: a train neighbour alone, no victim, through the guard states
+  # (off and each SWEEP bound) ALTERNATIONS times, in reverse order every other round, so that
+  # drift over the trainer's life is not read as the bound's cost.
+  local stop=$work/stop-bound nlog=$work/n-bound.log i state s e
+  start_neighbour neighbour BestEffort train "$stop" "$nlog" || return
+  local npid=$neighbour_pid
+  for i in $(seq 1 $ALTERNATIONS); do
+    [ "$(left)" -gt 30 ] || { note "bound round $i skipped: out of time"; break; }
+    for state in $(if [ $((i % 2)) = 1 ]; then guarded_states; else guarded_states | tac; fi); do
+      gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
+      [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
+      s=$(date +%s.%N); sleep "$NALONE_S"; e=$(date +%s.%N)
+      echo "nalone train-bound $state $nlog start=$s end=$e" >> "$work/phases"
+    done
+  done
+  gtool report "$guard" | sed "s/^/bound: /" >> "$work/guard-report"
+  touch "$stop"
+  wait $npid
 }
 
 part_shared() {
@@ -209,7 +239,7 @@ telemetry_start
 : > "$work/phases"
 for part in $parts; do
   case $part in
-    alone|neighbours|shared|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
+    alone|neighbours|bound|shared|overhead) [ "$(left)" -gt 30 ] && "part_$part" || note "part $part skipped: out of time" ;;
     *) note "unknown part $part" ;;
   esac
 done

@@ -31,6 +31,7 @@ typedef CUresult (*cuCtxSetCurrent_real_fn)(CUcontext);
 
 enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
 enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0 };
+#define CHECK_NANOS 100000000LL
 
 typedef struct {
   CUevent event;
@@ -44,6 +45,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static int opened;              /* 0 not yet, 1 done (role says whether the guard applies) */
 static int role;                /* GUARD_ROLE_* or ROLE_NONE */
+static int fd = -1;             /* the guard file, open for life: its slot lock lives on it */
 static unsigned char *file;     /* the mapped guard file */
 static unsigned char *slot;     /* this process's slot */
 static int64_t token;
@@ -55,9 +57,13 @@ static int64_t launches, completions; /* launches tracked, and of those seen com
 static tracked spare[64];       /* completed events, kept for reuse in their context */
 static int spare_count;
 static int tracker_started;
+/* Best-effort: the process's time held, counted once however many of its threads wait. */
 static int64_t window_start, held_in_window;
+static int holders;             /* its threads held now */
+static int64_t accrued_at;      /* when the time held was last brought up to date */
 static tracked last_done;       /* best-effort: the latest completed launch, the next one's start */
 static int64_t launch_nanos;    /* best-effort: GPU time per launch, a moving mean; 0 unknown */
+static int64_t checked_at;      /* best-effort: when it last asked whether busy owners live */
 
 static int64_t now_nanos(void) {
   struct timespec t;
@@ -85,27 +91,70 @@ static int role_of(const char *priority) {
   return ROLE_NONE;
 }
 
-/* Takes a free slot, or one whose owner has been silent past the stale lease. Caller holds lock. */
+static void futex_wake_all(int32_t *word) {
+  syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void futex_wait(int32_t *word, int32_t seen, int64_t nanos) {
+  struct timespec t = {nanos / 1000000000LL, nanos % 1000000000LL};
+  syscall(SYS_futex, word, FUTEX_WAIT, seen, &t, NULL, 0);
+}
+
+static unsigned char *slot_at(int i) {
+  return file + GUARD_SLOTS_OFFSET + (size_t)i * GUARD_SLOT_BYTES;
+}
+
+/* A slot is owned only while its owner holds a write lock on the slot's bytes: the kernel drops
+ * it when the owner dies, however it dies, and another process sees that whatever PID namespace
+ * each is in. POSIX record locks: a forked child does not inherit them, the agent's JVM takes the
+ * same kind, and every kernel and sandbox with record locks has them (OFD locks need Linux 3.15).
+ * They go with any descriptor of the file the process closes; only this code opens it. */
+static int slot_lock(unsigned char *s, short type, int cmd) {
+  struct flock range = {.l_type = type, .l_whence = SEEK_SET,
+                        .l_start = (off_t)(s - file), .l_len = GUARD_SLOT_BYTES};
+  return fcntl(fd, cmd, &range) == 0 ? range.l_type : -1;
+}
+
+/* Whether a slot's owner is alive: someone holds its lock (or the kernel cannot say). */
+static int owner_alive(unsigned char *s) {
+  return slot_lock(s, F_WRLCK, F_GETLK) != F_UNLCK;
+}
+
+/* Takes a slot's busy mark off the count, once whoever races for it (the mark is exchanged). */
+static void clear_busy(unsigned char *s, int64_t seen) {
+  if (seen == 0 ||
+      !__atomic_compare_exchange_n(AT(s, GUARD_SLOT_BUSY_SINCE, int64_t), &seen, 0, 0,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return;
+  ADD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t), -1);
+  ADD(AT(file, GUARD_RELEASES_OFFSET, int32_t), 1);
+  futex_wake_all(AT(file, GUARD_RELEASES_OFFSET, int32_t));
+}
+
+/* Takes a free slot, else one whose owner died (keeping the dead one's counts readable while free
+ * slots last), by locking it. Caller holds lock. */
 static int take_slot(void) {
-  int64_t now = now_nanos();
-  for (int i = 0; i < GUARD_SLOTS; i++) {
-    unsigned char *s = file + GUARD_SLOTS_OFFSET + (size_t)i * GUARD_SLOT_BYTES;
-    int64_t *owner = AT(s, GUARD_SLOT_OWNER, int64_t);
-    int64_t seen = LOAD(owner);
-    if (seen != 0 && now - LOAD(AT(s, GUARD_SLOT_LEASE, int64_t)) < GUARD_STALE_LEASE_NANOS)
-      continue;
-    if (!__atomic_compare_exchange_n(owner, &seen, token, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-      continue;
-    /* A stale slot's owner may have died with work in flight: its busy mark goes with it. */
-    if (seen != 0 && LOAD(AT(s, GUARD_SLOT_BUSY_SINCE, int64_t)) != 0)
-      ADD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t), -1);
-    memset(s + GUARD_SLOT_ROLE, 0, GUARD_SLOT_BYTES - GUARD_SLOT_ROLE);
-    STORE(AT(s, GUARD_SLOT_ROLE, int32_t), role);
-    STORE(AT(s, GUARD_SLOT_LEASE, int64_t), now);
-    const char *claim = tenant_setting("SMSLICE_CLAIM");
-    if (claim != NULL) strncpy((char *)s + GUARD_SLOT_CLAIM, claim, GUARD_SLOT_CLAIM_BYTES - 1);
-    slot = s;
-    return 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+      unsigned char *s = slot_at(i);
+      int64_t seen = LOAD(AT(s, GUARD_SLOT_OWNER, int64_t));
+      if ((seen != 0) != pass || slot_lock(s, F_WRLCK, F_SETLK) < 0) continue;
+      if (!__atomic_compare_exchange_n(AT(s, GUARD_SLOT_OWNER, int64_t), &seen, token, 0,
+                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        slot_lock(s, F_UNLCK, F_SETLK);
+        continue;
+      }
+      /* The dead owner's work in flight goes with it. */
+      clear_busy(s, LOAD(AT(s, GUARD_SLOT_BUSY_SINCE, int64_t)));
+      memset(s + GUARD_SLOT_ROLE, 0, GUARD_SLOT_BYTES - GUARD_SLOT_ROLE);
+      STORE(AT(s, GUARD_SLOT_ROLE, int32_t), role);
+      STORE(AT(s, GUARD_SLOT_LEASE, int64_t), now_nanos());
+      const char *claim = tenant_setting("SMSLICE_CLAIM");
+      if (claim != NULL) strncpy((char *)s + GUARD_SLOT_CLAIM, claim, GUARD_SLOT_CLAIM_BYTES - 1);
+      if (slot != NULL && slot != s) slot_lock(slot, F_UNLCK, F_SETLK);
+      slot = s;
+      return 0;
+    }
   }
   return -1;
 }
@@ -116,16 +165,16 @@ static void open_guard(void) {
   int wanted = role_of(tenant_setting("SMSLICE_PRIORITY"));
   const char *path = tenant_setting("SMSLICE_GUARD");
   if (wanted == ROLE_NONE || path == NULL || path[0] == '\0') return;
-  int fd = open(path, O_RDWR | O_CLOEXEC);
+  fd = open(path, O_RDWR | O_CLOEXEC);
   /* Its size by lseek: libc has fstat as a symbol only since glibc 2.33 (glibc_symbols.h). */
   if (fd < 0 || lseek(fd, 0, SEEK_END) < (off_t)GUARD_FILE_BYTES) {
     smslice_error("interference guard off: cannot use %s (%s)", path,
                   fd < 0 ? strerror(errno) : "too small");
     if (fd >= 0) close(fd);
+    fd = -1;
     return;
   }
   void *map = mmap(NULL, GUARD_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
   if (map == MAP_FAILED) {
     smslice_error("interference guard off: cannot map %s (%s)", path, strerror(errno));
     return;
@@ -142,7 +191,7 @@ static void open_guard(void) {
   role = wanted;
   if (take_slot() != 0) {
     role = ROLE_NONE;
-    smslice_error("interference guard off: all %d slots of %s are taken", GUARD_SLOTS, path);
+    smslice_error("interference guard off: no slot of %s could be taken and locked", path);
     return;
   }
   smslice_debug("interference guard: %s in %s", wanted == GUARD_ROLE_BEST_EFFORT ?
@@ -163,15 +212,6 @@ static int active_role(void) {
 static int own_slot(void) {
   if (LOAD(AT(slot, GUARD_SLOT_OWNER, int64_t)) == token) return 1;
   return take_slot() == 0;
-}
-
-static void futex_wake_all(int32_t *word) {
-  syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static void futex_wait(int32_t *word, int32_t seen, int64_t nanos) {
-  struct timespec t = {nanos / 1000000000LL, nanos % 1000000000LL};
-  syscall(SYS_futex, word, FUTEX_WAIT, seen, &t, NULL, 0);
 }
 
 /* The latency-critical process's work in flight went from none to some, or back. Holds lock. */
@@ -332,26 +372,54 @@ static uint64_t launches_per_event(void) {
   return every < 1 ? 1 : every;
 }
 
+/* Best-effort: whether to ask the kernel now if busy owners live; at most every CHECK_NANOS per
+ * process, and only about work in flight past the hold limit, so a launch costs no system call. */
+static int liveness_due(int64_t now) {
+  int64_t last = LOAD(&checked_at);
+  return now - last >= CHECK_NANOS &&
+         __atomic_compare_exchange_n(&checked_at, &last, now, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE);
+}
+
 /* 1 when a latency-critical slot has work in flight that has not outlasted the hold limit, -1
- * when every busy slot has (its owner may have died busy: the cap cuts in), 0 when none is busy. */
+ * when every busy slot has (the cap cuts in), 0 when none is busy. A busy slot past the limit
+ * whose owner died is cleared here, so it cuts no later hold. */
 static int critical_busy(int64_t now, int64_t max_hold) {
   if (LOAD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t)) <= 0) return 0;
-  int stale = 0;
+  int stale = 0, check = -1;
   for (int i = 0; i < GUARD_SLOTS; i++) {
-    unsigned char *s = file + GUARD_SLOTS_OFFSET + (size_t)i * GUARD_SLOT_BYTES;
+    unsigned char *s = slot_at(i);
     if (LOAD(AT(s, GUARD_SLOT_ROLE, int32_t)) != GUARD_ROLE_LATENCY_CRITICAL ||
         LOAD(AT(s, GUARD_SLOT_OWNER, int64_t)) == 0)
       continue;
     int64_t since = LOAD(AT(s, GUARD_SLOT_BUSY_SINCE, int64_t));
-    if (since != 0 && now - since < max_hold) return 1;
-    stale |= since != 0;
+    if (since == 0) continue;
+    if (now - since < max_hold) return 1;
+    if (check < 0) check = liveness_due(now);
+    if (check && !owner_alive(s))
+      clear_busy(s, since);
+    else
+      stale = 1;
   }
   return stale ? -1 : 0;
 }
 
-/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per launch and
- * the share of each window. Work in flight longer than max hold no longer holds anyone, so a
- * latency-critical process that died busy holds others once, up to max hold, and never again. */
+/* Best-effort: brings the process's time held up to now: while any of its threads is held, the
+ * wall clock's time counts once. Read under the lock, so that the clock only moves forward here.
+ * Caller holds lock. */
+static void accrue(void) {
+  int64_t now = now_nanos();
+  if (holders > 0) {
+    held_in_window += now - accrued_at;
+    if (own_slot()) ADD(AT(slot, GUARD_SLOT_HELD_NANOS, int64_t), now - accrued_at);
+  }
+  accrued_at = now;
+}
+
+/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per
+ * launch and, for the process as a whole, the share of each window. Work in flight longer than max
+ * hold no longer holds anyone, so a latency-critical process that died busy holds others once, up
+ * to max hold, and never again. */
 static int hold(void) {
   int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
   int64_t window = LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t));
@@ -359,8 +427,14 @@ static int hold(void) {
   int64_t start = now_nanos(), now = start;
   if (critical_busy(now, max_hold) != 1) return 0;
   pthread_mutex_lock(&lock);
+  accrue();
   if (window <= 0 || start - window_start >= window) window_start = start, held_in_window = 0;
-  int64_t budget = window > 0 ? window * share / 1000 - held_in_window : max_hold;
+  holders++;
+  /* While this thread waits the process's time held grows with the clock: its share of the
+   * window runs out at a fixed time, whatever the other threads do. */
+  int64_t end = start + max_hold;
+  if (window > 0 && start + window * share / 1000 - held_in_window < end)
+    end = start + window * share / 1000 - held_in_window;
   pthread_mutex_unlock(&lock);
   int32_t *releases = AT(file, GUARD_RELEASES_OFFSET, int32_t);
   int cut = 0;
@@ -372,20 +446,17 @@ static int hold(void) {
       cut = busy < 0;
       break;
     }
-    int64_t left = max_hold - (now - start);
-    if (budget - (now - start) < left) left = budget - (now - start);
-    if (left <= 0) {
+    if (now >= end) {
       cut = 1;
       break;
     }
-    futex_wait(releases, seen, left < POLL_NANOS ? left : POLL_NANOS);
+    futex_wait(releases, seen, end - now < POLL_NANOS ? end - now : POLL_NANOS);
   }
-  int64_t held = now - start;
   pthread_mutex_lock(&lock);
-  held_in_window += held;
+  accrue();
+  holders--;
   if (own_slot()) {
     STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
-    ADD(AT(slot, GUARD_SLOT_HELD_NANOS, int64_t), held);
     ADD(AT(slot, GUARD_SLOT_HOLDS, int32_t), 1);
     if (cut) ADD(AT(slot, GUARD_SLOT_CAP_CUTS, int32_t), 1);
   }
@@ -478,13 +549,17 @@ static void forget_in_child(void) {
   pthread_mutex_init(&lock, NULL);
   pthread_cond_init(&changed, NULL);
   if (file != NULL) munmap(file, GUARD_FILE_BYTES);
+  /* The parent's lock was not inherited; its descriptor goes too. */
+  if (fd >= 0) close(fd);
+  fd = -1;
   file = slot = NULL;
   opened = role = tracker_started = spare_count = 0;
   head = tail = covered = pending = 0;
   launches = completions = 0;
-  window_start = held_in_window = 0;
+  window_start = held_in_window = accrued_at = 0;
+  holders = 0;
   last_done = (tracked){0};
-  launch_nanos = 0;
+  launch_nanos = checked_at = 0;
 }
 
 __attribute__((constructor)) static void guard_at_load(void) {

@@ -6,13 +6,13 @@
 #define SMSLICE_GUARD_LAYOUT_H
 
 #define GUARD_MAGIC 0x534d4744 /* "SMGD" */
-#define GUARD_VERSION 1
+#define GUARD_VERSION 2 /* 2: a slot is owned while its bytes are locked */
 
 /* Header, written by the agent (BUSY_COUNT and RELEASES by latency-critical tenants). */
 #define GUARD_MAGIC_OFFSET 0
 #define GUARD_VERSION_OFFSET 4
 #define GUARD_ENABLED_OFFSET 8          /* int: 1 while latency-critical and best-effort share */
-#define GUARD_SHARE_PERMILLE_OFFSET 12  /* int: most of a window a best-effort tenant is held */
+#define GUARD_SHARE_PERMILLE_OFFSET 12  /* int: most of a window a best-effort process is held */
 #define GUARD_MAX_HOLD_NANOS_OFFSET 16  /* long: longest one launch is held */
 #define GUARD_WINDOW_NANOS_OFFSET 24    /* long: the window the share is counted over */
 #define GUARD_BE_DEPTH_OFFSET 32        /* int: best-effort launches in flight at most */
@@ -20,7 +20,9 @@
 #define GUARD_RELEASES_OFFSET 40        /* int, a futex: bumped when such a slot goes idle */
 #define GUARD_BE_INFLIGHT_NANOS_OFFSET 48 /* long: best-effort GPU time in flight at most, 0 none */
 
-/* Slots: one per tenant process, taken by a compare-and-set of OWNER from 0. */
+/* Slots: one per tenant process, taken by write-locking the slot's bytes (fcntl, for the owner's
+ * life: the kernel drops the lock when it dies) and then a compare-and-set of OWNER. A slot with
+ * an owner but no lock is a dead one's: anyone may clear its busy mark or take it. */
 #define GUARD_SLOTS_OFFSET 128
 #define GUARD_SLOTS 64
 #define GUARD_SLOT_BYTES 128
@@ -31,7 +33,7 @@
 #define GUARD_SLOT_BUSY_SINCE 24  /* long: ns since when work is in flight, 0 when idle */
 #define GUARD_SLOT_LAUNCHED 32    /* long: launches tracked */
 #define GUARD_SLOT_COMPLETED 40   /* long: of those, seen complete */
-#define GUARD_SLOT_HELD_NANOS 48  /* long: best-effort time spent held */
+#define GUARD_SLOT_HELD_NANOS 48  /* long: best-effort wall time any thread was held */
 #define GUARD_SLOT_HOLDS 56       /* int: best-effort launches that waited */
 #define GUARD_SLOT_CAP_CUTS 60    /* int: holds the cap ended (hold or share limit) */
 #define GUARD_SLOT_CLAIM 64       /* char[64]: the claim, NUL-terminated */
@@ -42,9 +44,6 @@
 
 /* The most best-effort launches a tenant keeps in flight, whatever the depth says. */
 #define GUARD_MAX_DEPTH 1024
-
-/* A slot whose owner has written nothing for this long may be taken by a new process. */
-#define GUARD_STALE_LEASE_NANOS 60000000000LL
 
 #define GUARD_FILE_BYTES (GUARD_SLOTS_OFFSET + GUARD_SLOTS * GUARD_SLOT_BYTES)
 

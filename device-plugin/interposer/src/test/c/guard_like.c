@@ -1,8 +1,10 @@
 /* A tenant of the interference-guard tests, linked with -lcuda like linked_like. It launches
  * kernels of a given length on the fake's timeline and prints, for each, when its launch call
  * began and returned (CLOCK_MONOTONIC ns), so a test sees how long the guard held it, and at the
- * end how many events were recorded.
- *   guard_like <count> <kernel us> <gap us> [<stream-sync at end: 0|1>] */
+ * end how many events were recorded. With several threads each launches count kernels at once,
+ * as a training loop's main and autograd threads do.
+ *   guard_like <count> <kernel us> <gap us> [<threads>] */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -17,26 +19,22 @@ CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsi
                         unsigned, CUstream, void **, void **);
 int fakecuda_events_recorded(void);
 
+static int count;
+static unsigned kernel_us;
+static long gap_us;
+static CUcontext primary;
+
 static long long now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 4) return 2;
-  int count = atoi(argv[1]);
-  unsigned kernel_us = (unsigned)atoi(argv[2]);
-  long gap_us = atol(argv[3]);
-  CUdevice dev;
-  CUcontext primary;
-  if (cuInit(0) != 0 || cuDeviceGet(&dev, 1) != 0 || cuDevicePrimaryCtxRetain(&primary, dev) != 0 ||
-      cuCtxSetCurrent(primary) != 0) {
-    printf("setup failed\n");
-    return 1;
+static void *launch_all(void *failed) {
+  if (cuCtxSetCurrent(primary) != 0) {
+    *(int *)failed = 1;
+    return NULL;
   }
-  printf("ready %lld\n", now_ns());
-  fflush(stdout);
   for (int i = 0; i < count; i++) {
     long long start = now_ns();
     CUresult r = cuLaunchKernel(NULL, kernel_us, FAKE_TIMED_Y, 1, 1, 1, 1, 0, NULL, NULL, NULL);
@@ -45,6 +43,35 @@ int main(int argc, char **argv) {
     if (gap_us > 0) {
       struct timespec t = {gap_us / 1000000, (gap_us % 1000000) * 1000};
       nanosleep(&t, NULL);
+    }
+  }
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) return 2;
+  count = atoi(argv[1]);
+  kernel_us = (unsigned)atoi(argv[2]);
+  gap_us = atol(argv[3]);
+  int threads = argc > 4 ? atoi(argv[4]) : 1;
+  if (threads < 1 || threads > 16) return 2;
+  CUdevice dev;
+  int failed[16] = {0};
+  if (cuInit(0) != 0 || cuDeviceGet(&dev, 1) != 0 || cuDevicePrimaryCtxRetain(&primary, dev) != 0 ||
+      cuCtxSetCurrent(primary) != 0) {
+    printf("setup failed\n");
+    return 1;
+  }
+  printf("ready %lld\n", now_ns());
+  fflush(stdout);
+  pthread_t others[16];
+  for (int t = 1; t < threads; t++) pthread_create(&others[t], NULL, launch_all, &failed[t]);
+  launch_all(&failed[0]);
+  for (int t = 1; t < threads; t++) pthread_join(others[t], NULL);
+  for (int t = 0; t < threads; t++) {
+    if (failed[t]) {
+      printf("setup failed\n");
+      return 1;
     }
   }
   printf("events %d\n", fakecuda_events_recorded()); /* the fake's, the guard's among them */

@@ -279,6 +279,22 @@ public final class Agent implements ClaimAccess, AutoCloseable {
   }
 
   /**
+   * Per claim ({@code namespace/name}), the best-effort holds the guard's cap has ended, summed
+   * over its slots (processes and executors) on every GPU.
+   */
+  public Map<String, Long> guardCapCuts() {
+    Map<String, Long> cuts = new java.util.TreeMap<>();
+    for (GpuGuard guard : guards.values()) {
+      for (GpuGuard.Slot s : guard.slots()) {
+        if (s.role() == GuardLayout.ROLE_BEST_EFFORT && !s.claim().isEmpty()) {
+          cuts.merge(s.claim(), (long) s.capCuts(), Long::sum);
+        }
+      }
+    }
+    return cuts;
+  }
+
+  /**
    * Lets the guard be on only on GPUs {@code gate} accepts (the node's NVML pressure gate); {@link
    * #refreshGuards} applies a change of its answer.
    */

@@ -4,11 +4,15 @@ package io.smslice.protocol;
  * Layout of a GPU's interference-guard file, shared by every guarded tenant process of the GPU (the
  * interposer's {@code guard_layout.h} says the same, and GuardLayoutTest ties the two) and the
  * agent, which makes the file and writes the header's settings. Each tenant process takes one slot
- * by a compare-and-set of its OWNER from 0. Offsets in bytes; ints are 4 bytes, longs 8, aligned.
+ * by write-locking the slot's bytes for its life (fcntl; the kernel drops the lock when the owner
+ * dies) and then a compare-and-set of its OWNER; a slot with an owner but no lock is a dead one's,
+ * whose busy mark anyone may clear. Offsets in bytes; ints are 4 bytes, longs 8, aligned.
  */
 public final class GuardLayout {
   public static final int MAGIC = 0x534d4744; // "SMGD"
-  public static final int VERSION = 1;
+
+  /** 2: a slot is owned while its bytes are locked. */
+  public static final int VERSION = 2;
 
   public static final long MAGIC_OFFSET = 0;
   public static final long VERSION_OFFSET = 4;
@@ -16,7 +20,10 @@ public final class GuardLayout {
   /** Int: 1 while latency-critical and best-effort claims share the GPU. */
   public static final long ENABLED_OFFSET = 8;
 
-  /** Int: the most of each window a best-effort tenant may be held, per mille. */
+  /**
+   * Int: the most of each window a best-effort process may be held (its wall time held, by every
+   * latency-critical tenant together), per mille.
+   */
   public static final long SHARE_PERMILLE_OFFSET = 12;
 
   /** Long: the longest one launch is held. */
@@ -67,7 +74,7 @@ public final class GuardLayout {
   public static final long SLOT_LAUNCHED = 32;
   public static final long SLOT_COMPLETED = 40;
 
-  /** Long: time a best-effort slot spent held. */
+  /** Long: wall time a best-effort slot spent held, once however many of its threads waited. */
   public static final long SLOT_HELD_NANOS = 48;
 
   /** Int: best-effort launches that waited. */
@@ -83,9 +90,6 @@ public final class GuardLayout {
 
   public static final int ROLE_LATENCY_CRITICAL = 1;
   public static final int ROLE_BEST_EFFORT = 2;
-
-  /** A slot whose owner has written nothing for this long may be taken by a new process. */
-  public static final long STALE_LEASE_NANOS = 60_000_000_000L;
 
   public static final long FILE_BYTES = SLOTS_OFFSET + (long) SLOTS * SLOT_BYTES;
 

@@ -20,18 +20,19 @@ final class GuardFile implements AutoCloseable {
   private final Arena arena = Arena.ofShared();
   private final MemorySegment memory;
 
+  /** Open while the file is: the slots this test plays are locked on it, as a live owner's are. */
+  private final FileChannel channel;
+
+  private final java.util.Set<Integer> locked = new java.util.HashSet<>();
+
   /** A fresh file: enabled, with the given limits. */
   GuardFile(Path path, long maxHoldMillis, long windowMillis, int sharePermille, int depth)
       throws IOException {
     this.path = path;
-    try (FileChannel channel =
+    channel =
         FileChannel.open(
-            path,
-            StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.READ,
-            StandardOpenOption.WRITE)) {
-      memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, GuardLayout.FILE_BYTES, arena);
-    }
+            path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, GuardLayout.FILE_BYTES, arena);
     putLong(GuardLayout.MAX_HOLD_NANOS_OFFSET, maxHoldMillis * 1_000_000);
     putLong(GuardLayout.WINDOW_NANOS_OFFSET, windowMillis * 1_000_000);
     putInt(GuardLayout.SHARE_PERMILLE_OFFSET, sharePermille);
@@ -94,14 +95,27 @@ final class GuardFile implements AutoCloseable {
     return new String(bytes, 0, end, StandardCharsets.UTF_8);
   }
 
-  /** Plays a latency-critical process that is busy from now on (and never says it finished). */
-  void markCriticalBusy(int slot) {
+  /**
+   * Plays a live latency-critical process (its slot locked) that is busy from now on and never says
+   * it finished.
+   */
+  void markCriticalBusy(int slot) throws IOException {
     long at = GuardLayout.slotOffset(slot);
+    if (locked.add(slot)) {
+      channel.lock(at, GuardLayout.SLOT_BYTES, false);
+    }
     putInt(at + GuardLayout.SLOT_ROLE, GuardLayout.ROLE_LATENCY_CRITICAL);
     putLong(at + GuardLayout.SLOT_LEASE, System.nanoTime());
     putLong(at + GuardLayout.SLOT_BUSY_SINCE, System.nanoTime());
     putLong(at + GuardLayout.SLOT_OWNER, 0x7e57L);
     putInt(GuardLayout.BUSY_COUNT_OFFSET, getInt(GuardLayout.BUSY_COUNT_OFFSET) + 1);
+  }
+
+  /** Ends that slot's work in flight, as its process's completion thread would. */
+  void releaseCritical(int slot) {
+    putLong(GuardLayout.slotOffset(slot) + GuardLayout.SLOT_BUSY_SINCE, 0);
+    putInt(GuardLayout.BUSY_COUNT_OFFSET, getInt(GuardLayout.BUSY_COUNT_OFFSET) - 1);
+    putInt(GuardLayout.RELEASES_OFFSET, getInt(GuardLayout.RELEASES_OFFSET) + 1);
   }
 
   /** Renews that slot's busy mark, as a process that keeps launching would. */
@@ -112,7 +126,8 @@ final class GuardFile implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws IOException {
     arena.close();
+    channel.close();
   }
 }

@@ -65,6 +65,19 @@ class InterposerGuardTest {
         long gapMicros,
         boolean fromTenantFile)
         throws IOException {
+      this(guard, priority, count, kernelMicros, gapMicros, fromTenantFile, 1);
+    }
+
+    /** With several threads, each launches count kernels. */
+    Tenant(
+        GuardFile guard,
+        String priority,
+        int count,
+        long kernelMicros,
+        long gapMicros,
+        boolean fromTenantFile,
+        int threads)
+        throws IOException {
       Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
       if (fromTenantFile) {
         Path file = dir.resolve("tenant.env");
@@ -80,7 +93,8 @@ class InterposerGuardTest {
               ProgramRun.PROGRAMS.resolve("guard_like").toString(),
               String.valueOf(count),
               String.valueOf(kernelMicros),
-              String.valueOf(gapMicros));
+              String.valueOf(gapMicros),
+              String.valueOf(threads));
       builder.environment().keySet().removeIf(k -> k.startsWith("SMSLICE_"));
       builder.environment().put("LD_PRELOAD", ProgramRun.LIBRARY.toString());
       builder.environment().put("LD_LIBRARY_PATH", ProgramRun.PROGRAMS.toString());
@@ -201,6 +215,45 @@ class InterposerGuardTest {
   }
 
   @Test
+  void aKilledCriticalProcessHasItsBusyMarkClearedOnceByTheNextWaitersAndCutsNoLaterHold()
+      throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
+      Tenant killed = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      int dead = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
+      await(() -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) != 0, "work in flight");
+      killed.process.destroyForcibly().waitFor(); // SIGKILL: no exit handler runs
+      long at = System.nanoTime();
+
+      // Two best-effort processes notice at once; only one may take the dead mark off the count.
+      Tenant a = new Tenant(guard, "BestEffort", 3, 10, 0);
+      Tenant b = new Tenant(guard, "BestEffort", 3, 10, 0);
+      a.launches();
+      b.launches();
+      await(() -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) == 0, "the dead mark cleared");
+      assertThat(System.nanoTime() - at).isLessThan(3_000 * MS);
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
+
+      // A live critical process's release, not the cap, now ends a hold (200 ms of work in flight,
+      // within the 300 ms hold limit).
+      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 200_000, 400_000);
+      await(() -> guard.getInt(GuardLayout.BUSY_COUNT_OFFSET) == 1, "live work in flight");
+      Tenant held = new Tenant(guard, "BestEffort", 1, 10, 0);
+      held.launches();
+      critical.launches();
+      int cuts = 0;
+      int holds = 0;
+      for (int slot = 0; slot < GuardLayout.SLOTS; slot++) {
+        cuts += guard.slotInt(slot, GuardLayout.SLOT_CAP_CUTS);
+        holds += guard.slotInt(slot, GuardLayout.SLOT_HOLDS);
+      }
+      assertThat(holds).as("the last process's hold").isPositive();
+      assertThat(cuts).isZero();
+      assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
+    }
+  }
+
+  @Test
   void theShareCapBoundsHowMuchOfEachWindowABestEffortProcessIsHeld() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 60_000, 200, 250, 4)) {
       guard.markCriticalBusy(0);
@@ -231,6 +284,70 @@ class InterposerGuardTest {
         renew.interrupt();
       }
     }
+  }
+
+  @Test
+  void theShareCapCountsTheTimeAnyThreadOfTheProcessIsHeldNotTheSumOfItsThreadsHolds()
+      throws Exception {
+    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 60_000, 100, 600, 4)) {
+      // A critical tenant busy 10 ms of every 25 (40%): both best-effort threads wait through
+      // each busy stretch, ~40 ms of each 100 ms window, within its 60 ms share; their holds
+      // summed would reach 80 ms, and the cap would cut every window's fourth stretch short.
+      Thread critical =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      while (!Thread.currentThread().isInterrupted()) {
+                        guard.markCriticalBusy(0);
+                        Thread.sleep(10);
+                        guard.releaseCritical(0);
+                        Thread.sleep(15);
+                      }
+                    } catch (InterruptedException | IOException e) {
+                      // the test is over
+                    }
+                  });
+      try {
+        long start = System.nanoTime();
+        List<long[]> launches =
+            new Tenant(guard, "BestEffort", 800, 10, 1_000, false, 2).launches();
+        long elapsed = System.nanoTime() - start;
+
+        assertThat(launches).hasSize(1_600);
+        long heldWall = unionOfCalls(launches);
+        assertThat((double) heldWall / elapsed)
+            .as("held through the busy stretches")
+            .isGreaterThan(0.25);
+        int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+        assertThat(guard.slotInt(be, GuardLayout.SLOT_CAP_CUTS)).isZero();
+        assertThat(guard.slotLong(be, GuardLayout.SLOT_HELD_NANOS))
+            .as("the slot's time held: the process's wall time, not the threads' sum")
+            .isBetween(heldWall * 7 / 10, heldWall * 12 / 10);
+      } finally {
+        critical.interrupt();
+        critical.join();
+      }
+    }
+  }
+
+  /** The time at least one launch call was running, over all threads' [began, returned]. */
+  private static long unionOfCalls(List<long[]> launches) {
+    List<long[]> calls =
+        launches.stream().sorted(java.util.Comparator.comparingLong(l -> l[2])).toList();
+    long total = 0;
+    long from = Long.MIN_VALUE;
+    long to = Long.MIN_VALUE;
+    for (long[] l : calls) {
+      if (l[2] > to) {
+        total += to - from;
+        from = l[2];
+        to = l[3];
+      } else {
+        to = Math.max(to, l[3]);
+      }
+    }
+    return total + (to - from);
   }
 
   @Test

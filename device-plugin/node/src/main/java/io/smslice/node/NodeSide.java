@@ -17,6 +17,7 @@ import io.smslice.node.discovery.DiscoveredGpu;
 import io.smslice.node.discovery.GpuDiscovery;
 import io.smslice.node.discovery.NodeGpus;
 import io.smslice.node.events.ClientFaultEvents;
+import io.smslice.node.events.GuardCapCutEvents;
 import io.smslice.node.health.GpuHealthMonitor;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.metrics.TransparentMetrics;
@@ -278,6 +279,19 @@ public final class NodeSide implements AutoCloseable {
             },
             timings.claimPoll());
     TransparentMetrics.register(metrics, claims, nvml);
+    GuardCapCutEvents capCuts =
+        new GuardCapCutEvents(
+            client,
+            nodeName,
+            cluster,
+            claims::guardCapCuts,
+            Clock.systemUTC(),
+            GuardCapCutEvents.INTERVAL);
+    claimWatch.scheduleWithFixedDelay(
+        capCuts::check,
+        timings.claimPoll().toMillis(),
+        timings.claimPoll().toMillis(),
+        TimeUnit.MILLISECONDS);
 
     ClientFaultRecovery faults =
         ClientFaultRecovery.watching(

@@ -11,6 +11,7 @@ import io.smslice.gpu.GpuBackend;
 import io.smslice.gpu.GpuDevice;
 import io.smslice.node.allocation.KubernetesClusterView;
 import io.smslice.node.claims.ClaimState;
+import io.smslice.node.claims.ClaimStates;
 import io.smslice.node.claims.TenantProcess;
 import io.smslice.node.config.Allocation;
 import io.smslice.node.config.NodeConfig;
@@ -76,7 +77,7 @@ public record NodeWithAgent(
             backend,
             nvml,
             agent,
-            () -> claimStates(agent),
+            claimStatesOf(agent),
             workers(agent),
             mps,
             metrics,
@@ -186,6 +187,21 @@ public record NodeWithAgent(
       @Override
       public void start(String gpuUuid) {
         agent.startWorkers(gpuUuid);
+      }
+    };
+  }
+
+  /** The agent's claims and their guard's cap cuts, as the node side reads them. */
+  public static ClaimStates claimStatesOf(Agent agent) {
+    return new ClaimStates() {
+      @Override
+      public List<ClaimState> claims() {
+        return claimStates(agent);
+      }
+
+      @Override
+      public Map<String, Long> guardCapCuts() {
+        return agent.guardCapCuts();
       }
     };
   }

@@ -5,6 +5,7 @@ import io.smslice.gpu.GpuException;
 import io.smslice.gpu.GpuStream;
 import io.smslice.gpu.GreenContext;
 import io.smslice.protocol.GuardLayout;
+import java.nio.channels.FileLock;
 import java.util.ArrayDeque;
 
 /**
@@ -19,17 +20,20 @@ public final class ClaimGuard implements AutoCloseable {
   private final long slot;
   private final long token;
   private final int role;
+  private final FileLock lock;
   private final ArrayDeque<GpuEvent> inFlight = new ArrayDeque<>();
   private final ArrayDeque<GpuEvent> spare = new ArrayDeque<>();
   private GreenContext eventsOf;
   private long windowStart;
   private long heldInWindow;
+  private long checkedAt;
 
-  ClaimGuard(GpuGuard gpu, long slot, long token, int role) {
+  ClaimGuard(GpuGuard gpu, long slot, long token, int role, FileLock lock) {
     this.gpu = gpu;
     this.slot = slot;
     this.token = token;
     this.role = role;
+    this.lock = lock;
   }
 
   public boolean latencyCritical() {
@@ -120,12 +124,17 @@ public final class ClaimGuard implements AutoCloseable {
     }
   }
 
-  /** 1 busy, -1 only work in flight past the hold limit (cut), 0 none. */
+  /**
+   * 1 busy, -1 only work in flight past the hold limit (cut), 0 none. A busy slot past the limit
+   * whose owner died is cleared (its lock asked after at most every 100 ms), so it cuts no later
+   * hold.
+   */
   private int criticalBusy(long now, long maxHold) {
     if (gpu.getInt(GuardLayout.BUSY_COUNT_OFFSET) <= 0) {
       return 0;
     }
     boolean stale = false;
+    boolean check = now - checkedAt >= 100_000_000L;
     for (int i = 0; i < GuardLayout.SLOTS; i++) {
       long at = GuardLayout.slotOffset(i);
       if (gpu.getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
@@ -133,10 +142,20 @@ public final class ClaimGuard implements AutoCloseable {
         continue;
       }
       long since = gpu.getLong(at + GuardLayout.SLOT_BUSY_SINCE);
-      if (since != 0 && now - since < maxHold) {
+      if (since == 0) {
+        continue;
+      }
+      if (now - since < maxHold) {
         return 1;
       }
-      stale |= since != 0;
+      if (check && !gpu.ownerAlive(at)) {
+        gpu.clearBusy(at, since);
+      } else {
+        stale = true;
+      }
+    }
+    if (check) {
+      checkedAt = now;
     }
     return stale ? -1 : 0;
   }
@@ -190,5 +209,6 @@ public final class ClaimGuard implements AutoCloseable {
     if (ownSlot()) {
       gpu.putLong(slot + GuardLayout.SLOT_OWNER, 0);
     }
+    GpuGuard.unlock(lock);
   }
 }

@@ -8,6 +8,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +28,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * best-effort claims share the GPU.
  */
 public final class GpuGuard implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(GpuGuard.class.getName());
   private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
   private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
@@ -34,7 +37,8 @@ public final class GpuGuard implements AutoCloseable {
    *
    * @param maxHold the longest one best-effort launch is held, and how long latency-critical work
    *     in flight counts at all (so a tenant that died busy holds others once)
-   * @param share the most of each window a best-effort tenant may be held, 0..1
+   * @param share the most of each window a best-effort process may be held (its wall time held, by
+   *     every latency-critical tenant together), 0..1
    * @param window the window the share is counted over
    * @param depth a best-effort tenant's launches in flight at most
    * @param inFlight the estimated GPU time a best-effort tenant keeps in flight at most (its
@@ -77,8 +81,15 @@ public final class GpuGuard implements AutoCloseable {
   private final Arena arena;
   final MemorySegment memory;
 
-  private GpuGuard(Path path, MemorySegment memory, Arena arena) {
+  /**
+   * Open for this object's life: its executors' slot locks live on it. The only channel of the file
+   * in this process, since closing any would drop the process's (POSIX) locks on the file.
+   */
+  private final FileChannel channel;
+
+  private GpuGuard(Path path, FileChannel channel, MemorySegment memory, Arena arena) {
     this.path = path;
+    this.channel = channel;
     this.memory = memory;
     this.arena = arena;
   }
@@ -115,16 +126,19 @@ public final class GpuGuard implements AutoCloseable {
   /** Maps an existing guard file; fails with the reason when it is not one. */
   public static GpuGuard open(Path path) throws IOException {
     Arena arena = Arena.ofShared();
+    FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
     MemorySegment memory;
-    try (FileChannel channel =
-        FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try {
       if (channel.size() < GuardLayout.FILE_BYTES) {
-        arena.close();
         throw new IOException(path + " is not a guard file (" + channel.size() + " bytes)");
       }
       memory = channel.map(FileChannel.MapMode.READ_WRITE, 0, GuardLayout.FILE_BYTES, arena);
+    } catch (IOException e) {
+      channel.close();
+      arena.close();
+      throw e;
     }
-    GpuGuard guard = new GpuGuard(path, memory, arena);
+    GpuGuard guard = new GpuGuard(path, channel, memory, arena);
     int magic = guard.getInt(GuardLayout.MAGIC_OFFSET);
     if (magic != 0
         && (magic != GuardLayout.MAGIC
@@ -158,7 +172,10 @@ public final class GpuGuard implements AutoCloseable {
     return getInt(GuardLayout.ENABLED_OFFSET) == 1;
   }
 
-  /** Every taken slot. */
+  /**
+   * Every taken slot. A slot is busy only while its owner lives: a dead owner's mark stays in the
+   * file until a best-effort waiter clears it, but is no longer work in flight.
+   */
   public List<Slot> slots() {
     List<Slot> out = new ArrayList<>();
     for (int i = 0; i < GuardLayout.SLOTS; i++) {
@@ -170,7 +187,7 @@ public final class GpuGuard implements AutoCloseable {
           new Slot(
               claimOf(at),
               getInt(at + GuardLayout.SLOT_ROLE),
-              getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0,
+              getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0 && ownerAlive(at),
               getLong(at + GuardLayout.SLOT_LAUNCHED),
               getLong(at + GuardLayout.SLOT_COMPLETED),
               getLong(at + GuardLayout.SLOT_HELD_NANOS),
@@ -192,38 +209,87 @@ public final class GpuGuard implements AutoCloseable {
     return new String(bytes, 0, end, StandardCharsets.UTF_8);
   }
 
-  /** Takes a slot for a claim's executor; empty when every slot is taken. */
+  /**
+   * Takes a slot for a claim's executor: a free one, else a dead owner's, locked for the executor's
+   * life; empty when every slot is taken.
+   */
   public java.util.Optional<ClaimGuard> join(String claim, int role) {
     long token = ThreadLocalRandom.current().nextLong() | 1;
-    long now = System.nanoTime();
-    for (int i = 0; i < GuardLayout.SLOTS; i++) {
-      long at = GuardLayout.slotOffset(i);
-      long seen = getLong(at + GuardLayout.SLOT_OWNER);
-      if (seen != 0 && now - getLong(at + GuardLayout.SLOT_LEASE) < GuardLayout.STALE_LEASE_NANOS) {
-        continue;
+    for (int pass = 0; pass < 2; pass++) {
+      for (int i = 0; i < GuardLayout.SLOTS; i++) {
+        long at = GuardLayout.slotOffset(i);
+        long seen = getLong(at + GuardLayout.SLOT_OWNER);
+        if ((seen != 0) != (pass == 1)) {
+          continue;
+        }
+        FileLock lock = lockSlot(at);
+        if (lock == null) {
+          continue;
+        }
+        if (!LONG.compareAndSet(memory, at + GuardLayout.SLOT_OWNER, seen, token)) {
+          unlock(lock);
+          continue;
+        }
+        return java.util.Optional.of(takeOver(at, claim, role, token, lock));
       }
-      if (!LONG.compareAndSet(memory, at + GuardLayout.SLOT_OWNER, seen, token)) {
-        continue;
-      }
-      if (seen != 0 && getLong(at + GuardLayout.SLOT_BUSY_SINCE) != 0) {
-        addInt(GuardLayout.BUSY_COUNT_OFFSET, -1);
-      }
-      memory
-          .asSlice(at + GuardLayout.SLOT_ROLE, GuardLayout.SLOT_BYTES - GuardLayout.SLOT_ROLE)
-          .fill((byte) 0);
-      byte[] name = claim.getBytes(StandardCharsets.UTF_8);
-      MemorySegment.copy(
-          name,
-          0,
-          memory,
-          ValueLayout.JAVA_BYTE,
-          at + GuardLayout.SLOT_CLAIM,
-          Math.min(name.length, GuardLayout.SLOT_CLAIM_BYTES - 1));
-      putInt(at + GuardLayout.SLOT_ROLE, role);
-      putLong(at + GuardLayout.SLOT_LEASE, now);
-      return java.util.Optional.of(new ClaimGuard(this, at, token, role));
     }
     return java.util.Optional.empty();
+  }
+
+  private ClaimGuard takeOver(long at, String claim, int role, long token, FileLock lock) {
+    clearBusy(at, getLong(at + GuardLayout.SLOT_BUSY_SINCE));
+    memory
+        .asSlice(at + GuardLayout.SLOT_ROLE, GuardLayout.SLOT_BYTES - GuardLayout.SLOT_ROLE)
+        .fill((byte) 0);
+    byte[] name = claim.getBytes(StandardCharsets.UTF_8);
+    MemorySegment.copy(
+        name,
+        0,
+        memory,
+        ValueLayout.JAVA_BYTE,
+        at + GuardLayout.SLOT_CLAIM,
+        Math.min(name.length, GuardLayout.SLOT_CLAIM_BYTES - 1));
+    putInt(at + GuardLayout.SLOT_ROLE, role);
+    putLong(at + GuardLayout.SLOT_LEASE, System.nanoTime());
+    return new ClaimGuard(this, at, token, role, lock);
+  }
+
+  /** The slot's lock, or null when another owner (a process, or an executor here) holds it. */
+  private FileLock lockSlot(long at) {
+    try {
+      return channel.tryLock(at, GuardLayout.SLOT_BYTES, false);
+    } catch (OverlappingFileLockException e) {
+      return null;
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot lock a slot of {0}: {1}", path, e.getMessage());
+      return null;
+    }
+  }
+
+  static void unlock(FileLock lock) {
+    try {
+      lock.release();
+    } catch (IOException e) {
+      // the channel is closed: the lock went with it
+    }
+  }
+
+  /** Whether the slot's owner lives: its lock is held (or cannot be tested). */
+  boolean ownerAlive(long at) {
+    FileLock probe = lockSlot(at);
+    if (probe == null) {
+      return true;
+    }
+    unlock(probe);
+    return false;
+  }
+
+  /** Takes a slot's busy mark off the count, once whoever races for it. */
+  void clearBusy(long at, long seen) {
+    if (seen != 0 && LONG.compareAndSet(memory, at + GuardLayout.SLOT_BUSY_SINCE, seen, 0L)) {
+      addInt(GuardLayout.BUSY_COUNT_OFFSET, -1);
+      released();
+    }
   }
 
   int getInt(long offset) {
@@ -270,5 +336,10 @@ public final class GpuGuard implements AutoCloseable {
   @Override
   public void close() {
     arena.close();
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // its locks go with it either way
+    }
   }
 }

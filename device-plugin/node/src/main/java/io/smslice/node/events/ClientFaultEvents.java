@@ -1,7 +1,6 @@
 package io.smslice.node.events;
 
 import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.api.v1alpha1.SmsliceApi;
@@ -54,37 +53,24 @@ public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
     Map<String, ObjectReference> targets = new LinkedHashMap<>();
     for (ClaimState c : claims.claims()) {
       if (c.gpuUuid().equalsIgnoreCase(gpuUuid)) {
-        targets.put("claim " + c.key(), claimRef(c.namespace(), c.name(), null));
+        targets.put("claim " + c.key(), WarningEvents.claimRef(c.namespace(), c.name(), null));
       }
     }
     for (Pod pod : cluster.podsOnNode(nodeName)) {
       Map<String, String> a = pod.getMetadata().getAnnotations();
       String claimName = a == null ? null : a.get(SmsliceApi.CLAIM_ANNOTATION);
       String ns = pod.getMetadata().getNamespace();
-      if (claimName != null && !terminated(pod)) {
+      if (claimName != null && !WarningEvents.terminated(pod)) {
         Optional<SliceClaim> claim = cluster.claim(ns, claimName);
         if (claim.isPresent() && onGpu(claim.get(), gpuUuid)) {
           targets.putIfAbsent(
               "claim " + ns + "/" + claimName,
-              claimRef(ns, claimName, claim.get().getMetadata().getUid()));
-          targets.put(
-              "pod " + ns + "/" + pod.getMetadata().getName(),
-              new ObjectReferenceBuilder()
-                  .withApiVersion("v1")
-                  .withKind("Pod")
-                  .withNamespace(ns)
-                  .withName(pod.getMetadata().getName())
-                  .withUid(pod.getMetadata().getUid())
-                  .build());
+              WarningEvents.claimRef(ns, claimName, claim.get().getMetadata().getUid()));
+          targets.put("pod " + ns + "/" + pod.getMetadata().getName(), WarningEvents.podRef(pod));
         }
       }
     }
     targets.forEach((what, ref) -> events.warn(what, ref, REASON, message, at));
-  }
-
-  private static boolean terminated(Pod pod) {
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 
   private boolean onGpu(SliceClaim claim, String gpuUuid) {
@@ -92,15 +78,5 @@ public final class ClientFaultEvents implements ClientFaultRecovery.Notice {
         && claim.getStatus().getBinding() != null
         && nodeName.equals(claim.getStatus().getBinding().getNode())
         && gpuUuid.equalsIgnoreCase(claim.getStatus().getBinding().getGpuUuid());
-  }
-
-  private static ObjectReference claimRef(String namespace, String name, String uid) {
-    return new ObjectReferenceBuilder()
-        .withApiVersion(SmsliceApi.API_VERSION)
-        .withKind("SliceClaim")
-        .withNamespace(namespace)
-        .withName(name)
-        .withUid(uid)
-        .build();
   }
 }

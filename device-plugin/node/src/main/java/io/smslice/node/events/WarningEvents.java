@@ -2,15 +2,18 @@ package io.smslice.node.events;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.smslice.api.v1alpha1.SmsliceApi;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-/** Warning Events the node side records on an object, reported as this node's smslice-node. */
+/** Warning events the node side records on its objects, as this node's smslice-node. */
 public final class WarningEvents {
   private static final Logger LOG = Logger.getLogger(WarningEvents.class.getName());
   private static final String COMPONENT = "smslice-node";
@@ -23,9 +26,38 @@ public final class WarningEvents {
     this.nodeName = nodeName;
   }
 
+  String nodeName() {
+    return nodeName;
+  }
+
+  static ObjectReference claimRef(String namespace, String name, String uid) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion(SmsliceApi.API_VERSION)
+        .withKind("SliceClaim")
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .build();
+  }
+
+  static ObjectReference podRef(Pod pod) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Pod")
+        .withNamespace(pod.getMetadata().getNamespace())
+        .withName(pod.getMetadata().getName())
+        .withUid(pod.getMetadata().getUid())
+        .build();
+  }
+
+  static boolean terminated(Pod pod) {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
   /**
-   * A Warning Event on {@code ref}; failing to record it is only logged, naming the object as
-   * {@code what} (such as "claim ml/detector").
+   * A Warning Event on {@code ref}; a refused call is logged, naming the object as {@code what}
+   * (such as "claim ml/detector"), not thrown: the events only tell, they decide nothing.
    */
   public void warn(String what, ObjectReference ref, String reason, String message, Instant at) {
     String time = DateTimeFormatter.ISO_INSTANT.format(at.truncatedTo(ChronoUnit.SECONDS));

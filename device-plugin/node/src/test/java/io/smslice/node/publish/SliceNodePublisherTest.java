@@ -16,11 +16,10 @@ import io.smslice.node.discovery.DiscoveredGpu;
 import io.smslice.node.discovery.NodeGpus;
 import io.smslice.node.health.GpuCondition;
 import io.smslice.node.metrics.NodeMetrics;
+import io.smslice.node.testing.MutableClock;
 import io.smslice.node.testing.NodeFixture;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -134,28 +133,5 @@ class SliceNodePublisherTest {
     assertThat(stored.getMetadata().getUid()).isEqualTo(first.getMetadata().getUid());
     assertThat(metrics.counter("smslice_node_slicenode_updates_total", "result=\"ok\""))
         .isEqualTo(2);
-  }
-
-  private static final class MutableClock extends Clock {
-    volatile Instant now;
-
-    MutableClock(Instant now) {
-      this.now = now;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
   }
 }
