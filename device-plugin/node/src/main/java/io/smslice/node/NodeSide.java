@@ -16,8 +16,11 @@ import io.smslice.node.config.Transparent;
 import io.smslice.node.discovery.DiscoveredGpu;
 import io.smslice.node.discovery.GpuDiscovery;
 import io.smslice.node.discovery.NodeGpus;
+import io.smslice.node.dra.claims.ResourceClaimApi;
+import io.smslice.node.dra.claims.ResourceClaimTargets;
 import io.smslice.node.events.ClientFaultEvents;
 import io.smslice.node.events.GuardCapCutEvents;
+import io.smslice.node.events.SliceClaimTargets;
 import io.smslice.node.health.GpuHealthMonitor;
 import io.smslice.node.metrics.NodeMetrics;
 import io.smslice.node.metrics.TransparentMetrics;
@@ -283,7 +286,10 @@ public final class NodeSide implements AutoCloseable {
         new GuardCapCutEvents(
             client,
             nodeName,
-            cluster,
+            config.allocation() == Allocation.DRA
+                ? new ResourceClaimTargets(
+                    new ResourceClaimApi(client, nodeName), cluster, nodeName)
+                : new SliceClaimTargets(cluster, nodeName),
             claims::guardCapCuts,
             Clock.systemUTC(),
             GuardCapCutEvents.INTERVAL);

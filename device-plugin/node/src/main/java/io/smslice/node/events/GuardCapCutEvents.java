@@ -1,20 +1,13 @@
 package io.smslice.node.events;
 
-import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.smslice.api.v1alpha1.SmsliceApi;
-import io.smslice.api.v1alpha1.claim.SliceClaim;
-import io.smslice.node.allocation.ClusterView;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -35,7 +28,7 @@ public final class GuardCapCutEvents {
   private record Told(long cuts, Instant at) {}
 
   private final WarningEvents events;
-  private final ClusterView cluster;
+  private final ClaimTargets targets;
   private final Supplier<Map<String, Long>> capCuts;
   private final Clock clock;
   private final Duration interval;
@@ -44,12 +37,12 @@ public final class GuardCapCutEvents {
   public GuardCapCutEvents(
       KubernetesClient client,
       String nodeName,
-      ClusterView cluster,
+      ClaimTargets targets,
       Supplier<Map<String, Long>> capCuts,
       Clock clock,
       Duration interval) {
     this.events = new WarningEvents(client, nodeName);
-    this.cluster = cluster;
+    this.targets = targets;
     this.capCuts = capCuts;
     this.clock = clock;
     this.interval = interval;
@@ -102,20 +95,6 @@ public final class GuardCapCutEvents {
             + " (transparent.guard.maxHoldMillis) or for its share of a window"
             + " (transparent.guard.sharePercent), so it was slowed by up to that share and then ran"
             + " beside that work unguarded.";
-    Map<String, ObjectReference> targets = new LinkedHashMap<>();
-    Optional<SliceClaim> bound = cluster.claim(ns, name);
-    targets.put(
-        "claim " + claim,
-        WarningEvents.claimRef(ns, name, bound.map(c -> c.getMetadata().getUid()).orElse(null)));
-    for (Pod pod : cluster.podsOnNode(events.nodeName())) {
-      Map<String, String> a = pod.getMetadata().getAnnotations();
-      if (ns.equals(pod.getMetadata().getNamespace())
-          && a != null
-          && name.equals(a.get(SmsliceApi.CLAIM_ANNOTATION))
-          && !WarningEvents.terminated(pod)) {
-        targets.put("pod " + ns + "/" + pod.getMetadata().getName(), WarningEvents.podRef(pod));
-      }
-    }
-    targets.forEach((what, ref) -> events.warn(what, ref, REASON, message, now));
+    targets.of(ns, name).forEach((what, ref) -> events.warn(what, ref, REASON, message, now));
   }
 }

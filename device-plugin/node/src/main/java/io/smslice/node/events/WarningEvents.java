@@ -26,11 +26,11 @@ public final class WarningEvents {
     this.nodeName = nodeName;
   }
 
-  String nodeName() {
+  public String nodeName() {
     return nodeName;
   }
 
-  static ObjectReference claimRef(String namespace, String name, String uid) {
+  public static ObjectReference claimRef(String namespace, String name, String uid) {
     return new ObjectReferenceBuilder()
         .withApiVersion(SmsliceApi.API_VERSION)
         .withKind("SliceClaim")
@@ -40,7 +40,7 @@ public final class WarningEvents {
         .build();
   }
 
-  static ObjectReference podRef(Pod pod) {
+  public static ObjectReference podRef(Pod pod) {
     return new ObjectReferenceBuilder()
         .withApiVersion("v1")
         .withKind("Pod")
@@ -50,7 +50,7 @@ public final class WarningEvents {
         .build();
   }
 
-  static boolean terminated(Pod pod) {
+  public static boolean terminated(Pod pod) {
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     return "Succeeded".equals(phase) || "Failed".equals(phase);
   }

@@ -42,7 +42,12 @@ class GuardCapCutEventsTest {
     MutableClock clock = new MutableClock(Instant.parse("2026-12-02T03:00:00Z"));
     GuardCapCutEvents events =
         new GuardCapCutEvents(
-            client, NodeFixture.NODE, cluster, () -> cuts, clock, Duration.ofMinutes(1));
+            client,
+            NodeFixture.NODE,
+            new SliceClaimTargets(cluster, NodeFixture.NODE),
+            () -> cuts,
+            clock,
+            Duration.ofMinutes(1));
 
     events.check();
     assertThat(events("batch")).isEmpty();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -122,15 +123,20 @@ public final class ResourceClaimApi {
   public void warn(String namespace, String name, String uid, String reason, String message) {
     events.warn(
         "claim " + namespace + "/" + name,
-        new ObjectReferenceBuilder()
-            .withApiVersion(DraDriver.API_VERSION)
-            .withKind("ResourceClaim")
-            .withNamespace(namespace)
-            .withName(name)
-            .withUid(uid)
-            .build(),
+        reference(namespace, name, uid),
         reason,
         message,
         Instant.now());
+  }
+
+  /** The claim as an event's involved object. */
+  public static ObjectReference reference(String namespace, String name, String uid) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion(DraDriver.API_VERSION)
+        .withKind("ResourceClaim")
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .build();
   }
 }
