@@ -79,15 +79,14 @@ public final class GuardCapCutEvents {
     String ns = claim.substring(0, slash);
     String name = claim.substring(slash + 1);
     String message =
-        (since == null
-                ? "The"
-                : "Since "
-                    + DateTimeFormatter.ISO_INSTANT.format(since.truncatedTo(ChronoUnit.SECONDS))
-                    + " the")
-            + " interference guard held "
+        "The interference guard held "
             + cuts
             + " launch"
             + (cuts == 1 ? "" : "es")
+            + (since == null
+                ? ""
+                : " since "
+                    + DateTimeFormatter.ISO_INSTANT.format(since.truncatedTo(ChronoUnit.SECONDS)))
             + " of this best-effort claim until its cap ended the hold"
             + " (node "
             + events.nodeName()

@@ -78,7 +78,7 @@ class GuardCapCutEventsTest {
         .filteredOn(
             e ->
                 e.getMessage()
-                    .contains("Since 2026-12-02T03:00:00Z the interference guard held 4 launches"))
+                    .contains("The interference guard held 4 launches since 2026-12-02T03:00:00Z"))
         .hasSize(2);
 
     // No new cuts, or counts that started again with new slots: nothing to tell.
