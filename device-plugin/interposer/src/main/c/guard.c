@@ -28,9 +28,16 @@ typedef CUresult (*cuEventDestroy_fn)(CUevent);
 typedef CUresult (*cuStreamIsCapturing_fn)(CUstream, int *);
 typedef CUresult (*cuThreadExchangeStreamCaptureMode_fn)(int *);
 typedef CUresult (*cuCtxSetCurrent_real_fn)(CUcontext);
+typedef CUresult (*cuMemHostAlloc_fn)(void **, size_t, unsigned int);
+typedef CUresult (*cuMemHostGetDevicePointer_fn)(CUdeviceptr *, void *, unsigned int);
+typedef CUresult (*cuStreamWaitValue32_fn)(CUstream, CUdeviceptr, uint32_t, unsigned int);
 
 enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
-enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0 };
+enum { HOST_ALLOC_PORTABLE = 1, HOST_ALLOC_DEVICEMAP = 2, WAIT_VALUE_EQ = 0 };
+#define STREAM_PER_THREAD ((CUstream)0x2)
+enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0, MARKS = 16 };
+/* How long a gate thread sleeps before it looks again without being woken. */
+#define GATE_IDLE_NANOS 50000000LL
 #define CHECK_NANOS 100000000LL
 
 typedef struct {
@@ -64,6 +71,17 @@ static int64_t accrued_at;      /* when the time held was last brought up to dat
 static tracked last_done;       /* best-effort: the latest completed launch, the next one's start */
 static int64_t launch_nanos;    /* best-effort: GPU time per launch, a moving mean; 0 unknown */
 static int64_t checked_at;      /* best-effort: when it last asked whether busy owners live */
+/* Best-effort, holding on the GPU: its streams wait for a word of mapped host memory to be 0,
+ * which its gate thread sets to 1 while latency-critical work is in flight (within the caps). */
+static int hold_mode;           /* GUARD_HOLD_*, 0 until its first launch decides */
+static uint32_t *gate;          /* the word, and the address its streams wait on */
+static CUdeviceptr gate_address;
+/* The launches each recent stream may still queue before it gets its next wait. */
+static struct {
+  CUstream stream;
+  uint64_t left;
+} marks[MARKS];
+static int next_mark;
 
 static int64_t now_nanos(void) {
   struct timespec t;
@@ -221,10 +239,9 @@ static void publish_busy(int busy) {
   STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
   STORE(AT(slot, GUARD_SLOT_BUSY_SINCE, int64_t), busy ? now : 0);
   ADD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t), busy ? 1 : -1);
-  if (!busy) {
-    ADD(AT(file, GUARD_RELEASES_OFFSET, int32_t), 1);
-    futex_wake_all(AT(file, GUARD_RELEASES_OFFSET, int32_t));
-  }
+  int32_t *word = AT(file, busy ? GUARD_STARTS_OFFSET : GUARD_RELEASES_OFFSET, int32_t);
+  ADD(word, 1);
+  futex_wake_all(word);
 }
 
 /* Waiting on an event must never break a capture another thread of the program runs. */
@@ -304,22 +321,6 @@ static void *track_completions(void *unused) {
     complete_head(seq);
   }
   return NULL;
-}
-
-static void start_tracker(void) {
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old);
-  pthread_t thread;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  if (pthread_create(&thread, &attr, track_completions, NULL) != 0)
-    smslice_error("interference guard: no thread to track completions; not publishing");
-  else
-    tracker_started = 1;
-  pthread_attr_destroy(&attr);
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* Waits, on the caller's thread, for the oldest launch in flight to end. Caller holds lock. */
@@ -416,50 +417,181 @@ static void accrue(void) {
   accrued_at = now;
 }
 
-/* Best-effort: holds (and says so) while latency-critical work is in flight, at most max hold per
- * launch and, for the process as a whole, the share of each window. Work in flight longer than max
- * hold no longer holds anyone, so a latency-critical process that died busy holds others once, up
- * to max hold, and never again. */
-static int hold(void) {
+/* Best-effort: when a hold that begins now must end at the latest: after max hold, or when the
+ * process's share of the window runs out (no later than now when it has). Caller holds lock. */
+static int64_t hold_deadline(int64_t now) {
   int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
   int64_t window = LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t));
   int32_t share = LOAD(AT(file, GUARD_SHARE_PERMILLE_OFFSET, int32_t));
-  int64_t start = now_nanos(), now = start;
-  if (critical_busy(now, max_hold) != 1) return 0;
-  pthread_mutex_lock(&lock);
   accrue();
-  if (window <= 0 || start - window_start >= window) window_start = start, held_in_window = 0;
-  holders++;
-  /* While this thread waits the process's time held grows with the clock: its share of the
-   * window runs out at a fixed time, whatever the other threads do. */
-  int64_t end = start + max_hold;
-  if (window > 0 && start + window * share / 1000 - held_in_window < end)
-    end = start + window * share / 1000 - held_in_window;
-  pthread_mutex_unlock(&lock);
+  if (window <= 0 || now - window_start >= window) window_start = now, held_in_window = 0;
+  int64_t end = now + max_hold;
+  if (window > 0 && now + window * share / 1000 - held_in_window < end)
+    end = now + window * share / 1000 - held_in_window;
+  return end;
+}
+
+/* Best-effort: waits until no latency-critical work is in flight or the deadline; 1 when the cap
+ * ended it (the deadline, or only work in flight past the hold limit left). */
+static int await_release(int64_t end) {
+  int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
   int32_t *releases = AT(file, GUARD_RELEASES_OFFSET, int32_t);
-  int cut = 0;
   for (;;) {
     int32_t seen = LOAD(releases);
-    now = now_nanos();
+    int64_t now = now_nanos();
     int busy = critical_busy(now, max_hold);
-    if (busy != 1) {
-      cut = busy < 0;
-      break;
-    }
-    if (now >= end) {
-      cut = 1;
-      break;
-    }
+    if (busy != 1) return busy < 0;
+    if (now >= end) return 1;
     futex_wait(releases, seen, end - now < POLL_NANOS ? end - now : POLL_NANOS);
   }
+}
+
+/* Best-effort: the end of a hold, counted in the slot. */
+static void count_hold(int cut) {
   pthread_mutex_lock(&lock);
   accrue();
   holders--;
   if (own_slot()) {
-    STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
+    STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now_nanos());
     ADD(AT(slot, GUARD_SLOT_HOLDS, int32_t), 1);
     if (cut) ADD(AT(slot, GUARD_SLOT_CAP_CUTS, int32_t), 1);
   }
+  pthread_mutex_unlock(&lock);
+}
+
+/* Best-effort, holding on the thread: holds the launch (and says so) while latency-critical work
+ * is in flight, at most max hold per launch and, for the process as a whole, the share of each
+ * window. Work in flight longer than max hold no longer holds anyone, so a latency-critical
+ * process that died busy holds others once, up to max hold, and never again. */
+static int hold(void) {
+  int64_t start = now_nanos();
+  if (critical_busy(start, LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t))) != 1) return 0;
+  pthread_mutex_lock(&lock);
+  /* While this thread waits the process's time held grows with the clock: its share of the
+   * window runs out at a fixed time, whatever the other threads do. */
+  int64_t end = hold_deadline(start);
+  holders++;
+  pthread_mutex_unlock(&lock);
+  count_hold(await_release(end));
+  return 1;
+}
+
+/* Best-effort, holding on the GPU: one thread per process closes its gate while latency-critical
+ * work is in flight, within the same caps as a hold on the thread, and sleeps otherwise until a
+ * latency-critical slot goes busy. The time its gate is closed counts as held, whether or not its
+ * streams had work queued. */
+static void *keep_gate(void *unused) {
+  (void)unused;
+  int32_t *starts = AT(file, GUARD_STARTS_OFFSET, int32_t);
+  for (;;) {
+    int32_t seen = LOAD(starts);
+    int64_t now = now_nanos(), sleep = GATE_IDLE_NANOS;
+    if (LOAD(AT(file, GUARD_ENABLED_OFFSET, int32_t)) == 1 &&
+        critical_busy(now, LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t))) == 1) {
+      pthread_mutex_lock(&lock);
+      int64_t end = hold_deadline(now);
+      if (end > now) holders++;
+      pthread_mutex_unlock(&lock);
+      if (end > now) {
+        STORE(gate, 1u);
+        if (own_slot()) STORE(AT(slot, GUARD_SLOT_GATE_CLOSED, int32_t), 1);
+        int cut = await_release(end);
+        STORE(gate, 0u);
+        if (own_slot()) STORE(AT(slot, GUARD_SLOT_GATE_CLOSED, int32_t), 0);
+        count_hold(cut);
+        continue;
+      }
+      /* The share is spent: nothing holds until the window ends. */
+      sleep = window_start + LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t)) - now;
+      if (sleep < POLL_NANOS) sleep = POLL_NANOS;
+    }
+    STORE(gate, 0u); /* closed from the start until this thread first looked */
+    futex_wait(starts, seen, sleep);
+  }
+  return NULL;
+}
+
+static int start_thread(void *(*body)(void *)) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int started = pthread_create(&thread, &attr, body, NULL) == 0;
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return started;
+}
+
+/* Best-effort: queues a wait for the gate ahead of the next launch on the stream. */
+static CUresult queue_gate_wait(CUstream s) {
+  CUresult r = CALL(cuStreamWaitValue32_fn, "cuStreamWaitValue32_v2", s, gate_address, 0,
+                    WAIT_VALUE_EQ);
+  if (r == CUDA_SUCCESS && own_slot()) ADD(AT(slot, GUARD_SLOT_STREAM_WAITS, int64_t), 1);
+  return r;
+}
+
+/* The stream a wait goes on: NULL at a _ptsz entry point is the thread's own. */
+static CUstream wait_stream(CUstream stream, int per_thread) {
+  return stream == NULL && per_thread ? STREAM_PER_THREAD : stream;
+}
+
+/* Best-effort: its stream's entry in marks, taken over from the oldest when new (with no launch
+ * left before a wait). Caller holds lock. */
+static int mark_of(CUstream s) {
+  for (int m = 0; m < MARKS; m++)
+    if (marks[m].stream == s) return m;
+  int m = next_mark;
+  next_mark = (next_mark + 1) % MARKS;
+  marks[m].stream = s;
+  marks[m].left = 0;
+  return m;
+}
+
+/* Best-effort: at its first launch, whether it holds on the GPU: a word of mapped host memory (in
+ * the launch's context, usable from all), a first wait on the launch's stream to show that the
+ * driver queues them, and a gate thread. Else its launching threads are held. Caller holds lock. */
+static void choose_hold_mode(CUstream stream, int per_thread) {
+  void *word = NULL;
+  CUresult r = CALL(cuMemHostAlloc_fn, "cuMemHostAlloc", &word, 64,
+                    HOST_ALLOC_PORTABLE | HOST_ALLOC_DEVICEMAP);
+  if (r == CUDA_SUCCESS)
+    r = CALL(cuMemHostGetDevicePointer_fn, "cuMemHostGetDevicePointer_v2", &gate_address, word, 0);
+  gate = word;
+  /* Closed until the gate thread has looked, so that the first launch cannot slip past a hold. */
+  if (gate != NULL) STORE(gate, 1u);
+  CUstream s = wait_stream(stream, per_thread);
+  if (r == CUDA_SUCCESS) r = queue_gate_wait(s);
+  hold_mode = GUARD_HOLD_THREAD;
+  if (r != CUDA_SUCCESS)
+    smslice_debug("interference guard: no stream waits (%d); holding launches on the thread",
+                  (int)r);
+  else if (!start_thread(keep_gate))
+    smslice_error("interference guard: no gate thread; holding launches on the thread");
+  else
+    hold_mode = GUARD_HOLD_STREAM;
+  if (hold_mode == GUARD_HOLD_STREAM) marks[mark_of(s)].left = allowed_in_flight() - 1;
+  if (own_slot()) STORE(AT(slot, GUARD_SLOT_HOLD_MODE, int32_t), hold_mode);
+}
+
+/* Best-effort, holding on the GPU: queues a wait for the gate ahead of this launch when its
+ * stream has queued as many launches as the bound allows since its last one, so a closed gate
+ * stops the stream after at most that much of its work. 0 when the stream could not be given a
+ * wait (a stream of another context, say: then this launch is held on the thread). */
+static int gate_stream(CUstream stream, int per_thread) {
+  CUstream s = wait_stream(stream, per_thread);
+  pthread_mutex_lock(&lock);
+  int m = mark_of(s);
+  int due = marks[m].left == 0;
+  if (!due) marks[m].left--;
+  uint64_t every = allowed_in_flight();
+  pthread_mutex_unlock(&lock);
+  if (!due) return 1;
+  if (queue_gate_wait(s) != CUDA_SUCCESS) return 0;
+  pthread_mutex_lock(&lock);
+  if (marks[m].stream == s) marks[m].left = every - 1;
   pthread_mutex_unlock(&lock);
   return 1;
 }
@@ -470,10 +602,19 @@ static int capturing(CUstream stream) {
          status != 0;
 }
 
-guard_ticket guard_before(CUstream stream) {
+guard_ticket guard_before(CUstream stream, int per_thread) {
   int r = active_role();
   if (r == ROLE_NONE || capturing(stream)) return (guard_ticket){0};
   if (r == GUARD_ROLE_BEST_EFFORT) {
+    int chosen = 0;
+    if (LOAD(&hold_mode) == 0) {
+      pthread_mutex_lock(&lock);
+      if (hold_mode == 0) chosen = 1, choose_hold_mode(stream, per_thread);
+      pthread_mutex_unlock(&lock);
+    }
+    /* The launch that chose the mode has its stream's first wait queued already. */
+    if (LOAD(&hold_mode) == GUARD_HOLD_STREAM && (chosen || gate_stream(stream, per_thread)))
+      return (guard_ticket){1};
     bound_depth();
     if (hold()) {
       /* What ran out during the hold must not count as in flight: this launch is not behind it. */
@@ -538,7 +679,11 @@ void guard_after(guard_ticket ticket, CUstream stream, CUresult launched) {
   covered += count;
   if (role == GUARD_ROLE_LATENCY_CRITICAL) {
     if (tail - head == 1) publish_busy(1);
-    if (!tracker_started) start_tracker();
+    if (!tracker_started) {
+      tracker_started = start_thread(track_completions);
+      if (!tracker_started)
+        smslice_error("interference guard: no thread to track completions; not publishing");
+    }
     pthread_cond_broadcast(&changed);
   }
   pthread_mutex_unlock(&lock);
@@ -560,6 +705,10 @@ static void forget_in_child(void) {
   holders = 0;
   last_done = (tracked){0};
   launch_nanos = checked_at = 0;
+  hold_mode = next_mark = 0;
+  gate = NULL; /* the parent's mapped memory is not the child's driver's */
+  gate_address = 0;
+  memset(marks, 0, sizeof marks);
 }
 
 __attribute__((constructor)) static void guard_at_load(void) {
@@ -568,9 +717,10 @@ __attribute__((constructor)) static void guard_at_load(void) {
 
 /* ---- the guarded entry points ---- */
 
-#define GUARDED(id, fn_type, stream, ...)                                    \
+/* per_thread: an entry point whose NULL stream is the thread's own (the _ptsz ones). */
+#define GUARDED(id, fn_type, stream, per_thread, ...)                        \
   do {                                                                       \
-    guard_ticket ticket_ = guard_before(stream);                             \
+    guard_ticket ticket_ = guard_before(stream, per_thread);                 \
     fn_type real_ = (fn_type)real_of(id);                                    \
     CUresult r_ = real_ == NULL ? CUDA_ERROR_NOT_SUPPORTED : real_(__VA_ARGS__); \
     guard_after(ticket_, stream, r_);                                        \
@@ -591,44 +741,44 @@ static CUstream config_stream(const CUlaunchConfig *config) {
 
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shmem, CUstream s, void **p, void **e) {
-  GUARDED(H_LAUNCH_KERNEL, launch_fn, s, f, gx, gy, gz, bx, by, bz, shmem, s, p, e);
+  GUARDED(H_LAUNCH_KERNEL, launch_fn, s, 0, f, gx, gy, gz, bx, by, bz, shmem, s, p, e);
 }
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                              unsigned by, unsigned bz, unsigned shmem, CUstream s, void **p,
                              void **e) {
-  GUARDED(H_LAUNCH_KERNEL_PTSZ, launch_fn, s, f, gx, gy, gz, bx, by, bz, shmem, s, p, e);
+  GUARDED(H_LAUNCH_KERNEL_PTSZ, launch_fn, s, 1, f, gx, gy, gz, bx, by, bz, shmem, s, p, e);
 }
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **p, void **e) {
-  GUARDED(H_LAUNCH_KERNEL_EX, launch_ex_fn, config_stream(c), c, f, p, e);
+  GUARDED(H_LAUNCH_KERNEL_EX, launch_ex_fn, config_stream(c), 0, c, f, p, e);
 }
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *c, CUfunction f, void **p, void **e) {
-  GUARDED(H_LAUNCH_KERNEL_EX_PTSZ, launch_ex_fn, config_stream(c), c, f, p, e);
+  GUARDED(H_LAUNCH_KERNEL_EX_PTSZ, launch_ex_fn, config_stream(c), 1, c, f, p, e);
 }
-CUresult cuGraphLaunch(CUgraphExec g, CUstream s) { GUARDED(H_GRAPH_LAUNCH, graph_fn, s, g, s); }
+CUresult cuGraphLaunch(CUgraphExec g, CUstream s) { GUARDED(H_GRAPH_LAUNCH, graph_fn, s, 0, g, s); }
 CUresult cuGraphLaunch_ptsz(CUgraphExec g, CUstream s) {
-  GUARDED(H_GRAPH_LAUNCH_PTSZ, graph_fn, s, g, s);
+  GUARDED(H_GRAPH_LAUNCH_PTSZ, graph_fn, s, 1, g, s);
 }
 CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_ASYNC, copy_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_ASYNC, copy_fn, s, 0, d, src, n, s);
 }
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_ASYNC_PTSZ, copy_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_ASYNC_PTSZ, copy_fn, s, 1, d, src, n, s);
 }
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_HTOD_ASYNC, htod_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_HTOD_ASYNC, htod_fn, s, 0, d, src, n, s);
 }
 CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_HTOD_ASYNC_PTSZ, htod_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_HTOD_ASYNC_PTSZ, htod_fn, s, 1, d, src, n, s);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_DTOH_ASYNC, dtoh_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_DTOH_ASYNC, dtoh_fn, s, 0, d, src, n, s);
 }
 CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_DTOH_ASYNC_PTSZ, dtoh_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_DTOH_ASYNC_PTSZ, dtoh_fn, s, 1, d, src, n, s);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_DTOD_ASYNC, copy_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_DTOD_ASYNC, copy_fn, s, 0, d, src, n, s);
 }
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr src, size_t n, CUstream s) {
-  GUARDED(H_MEMCPY_DTOD_ASYNC_PTSZ, copy_fn, s, d, src, n, s);
+  GUARDED(H_MEMCPY_DTOD_ASYNC_PTSZ, copy_fn, s, 1, d, src, n, s);
 }

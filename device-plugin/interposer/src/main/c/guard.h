@@ -1,8 +1,11 @@
 /* The interference guard (docs/interference-guard.md): on a GPU whose file SMSLICE_GUARD names, a
  * latency-critical process (SMSLICE_PRIORITY=LatencyCritical) publishes while it has work in
- * flight; a best-effort one (BestEffort) holds each new launch or copy meanwhile, at most the
- * file's hold and share limits, and keeps few of its own launches in flight so that a hold takes
- * effect soon. Other processes, and every process while the agent has the guard off, pass. */
+ * flight; a best-effort one (BestEffort) holds its work meanwhile, at most the file's hold and
+ * share limits. It holds on the GPU where the driver has stream waits: a wait ahead of each bound's
+ * worth of launches on every stream, for a word its gate thread closes, so its program runs ahead
+ * as far as it likes and a hold stops its streams after at most a bound of their work. Else it
+ * holds each new launch or copy on the launching thread and keeps few of its launches in flight.
+ * Other processes, and every process while the agent has the guard off, pass. */
 #ifndef SMSLICE_GUARD_H
 #define SMSLICE_GUARD_H
 
@@ -44,8 +47,9 @@ typedef struct {
   int track;
 } guard_ticket;
 
-/* Before a launch on stream: a best-effort process waits here (bounded). */
-guard_ticket guard_before(CUstream stream);
+/* Before a launch on stream (per_thread: NULL is the thread's own stream): a best-effort process
+ * queues its gate's wait on the stream, or, holding on the thread, waits here (bounded). */
+guard_ticket guard_before(CUstream stream, int per_thread);
 
 /* After it: a tracked launch that succeeded is followed by an event whose completion ends it. */
 void guard_after(guard_ticket ticket, CUstream stream, CUresult launched);

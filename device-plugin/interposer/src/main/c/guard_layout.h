@@ -6,9 +6,9 @@
 #define SMSLICE_GUARD_LAYOUT_H
 
 #define GUARD_MAGIC 0x534d4744 /* "SMGD" */
-#define GUARD_VERSION 2 /* 2: a slot is owned while its bytes are locked */
+#define GUARD_VERSION 3 /* 2: a slot is owned while its bytes are locked; 3: STARTS, holds on the GPU */
 
-/* Header, written by the agent (BUSY_COUNT and RELEASES by latency-critical tenants). */
+/* Header, written by the agent (BUSY_COUNT, RELEASES and STARTS by latency-critical tenants). */
 #define GUARD_MAGIC_OFFSET 0
 #define GUARD_VERSION_OFFSET 4
 #define GUARD_ENABLED_OFFSET 8          /* int: 1 while latency-critical and best-effort share */
@@ -18,6 +18,7 @@
 #define GUARD_BE_DEPTH_OFFSET 32        /* int: best-effort launches in flight at most */
 #define GUARD_BUSY_COUNT_OFFSET 36      /* int: latency-critical slots with work in flight */
 #define GUARD_RELEASES_OFFSET 40        /* int, a futex: bumped when such a slot goes idle */
+#define GUARD_STARTS_OFFSET 44          /* int, a futex: bumped when such a slot goes busy */
 #define GUARD_BE_INFLIGHT_NANOS_OFFSET 48 /* long: best-effort GPU time in flight at most, 0 none */
 
 /* Slots: one per tenant process, taken by write-locking the slot's bytes (fcntl, for the owner's
@@ -25,7 +26,7 @@
  * an owner but no lock is a dead one's: anyone may clear its busy mark or take it. */
 #define GUARD_SLOTS_OFFSET 128
 #define GUARD_SLOTS 64
-#define GUARD_SLOT_BYTES 128
+#define GUARD_SLOT_BYTES 192
 #define GUARD_SLOT_OWNER 0        /* long: the process's token, 0 when free */
 #define GUARD_SLOT_ROLE 8         /* int: GUARD_ROLE_* */
 #define GUARD_SLOT_LAUNCH_NANOS 12 /* int: best-effort GPU time per launch, estimated, ns */
@@ -38,9 +39,18 @@
 #define GUARD_SLOT_CAP_CUTS 60    /* int: holds the cap ended (hold or share limit) */
 #define GUARD_SLOT_CLAIM 64       /* char[64]: the claim, NUL-terminated */
 #define GUARD_SLOT_CLAIM_BYTES 64
+#define GUARD_SLOT_HOLD_MODE 128  /* int: best-effort, GUARD_HOLD_* */
+#define GUARD_SLOT_GATE_CLOSED 132 /* int: best-effort, 1 while its streams are held on the GPU */
+#define GUARD_SLOT_STREAM_WAITS 136 /* long: best-effort, the waits put on its streams */
 
 #define GUARD_ROLE_LATENCY_CRITICAL 1
 #define GUARD_ROLE_BEST_EFFORT 2
+
+/* How a best-effort process holds: its streams wait on the GPU for a word its gate thread closes
+ * (STREAM), or its launching threads wait on the host (THREAD, where the driver has no stream
+ * memory operations). */
+#define GUARD_HOLD_STREAM 1
+#define GUARD_HOLD_THREAD 2
 
 /* The most best-effort launches a tenant keeps in flight, whatever the depth says. */
 #define GUARD_MAX_DEPTH 1024

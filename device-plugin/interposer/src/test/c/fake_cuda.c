@@ -3,9 +3,13 @@
  * contexts, streams, graphs and events. It runs nothing; it remembers which context every launch
  * would have run in, which is what the tests check, and keeps one timeline of the work launched:
  * a kernel launched with gridDimY FAKE_TIMED_Y runs gridDimX microseconds, everything else takes
- * no time, and an event completes when the work queued before it would have. Internal calls never go through exported names, so
- * the interposer sees only what the program does. */
+ * no time, and an event completes when the work queued before it would have. A stream wait
+ * (cuStreamWaitValue32) holds everything queued after it until its word equals the value once the
+ * work before it has run, as the GPU's front end does; a thread of the fake plays that part while
+ * such a wait is queued (FAKECUDA_NO_STREAM_WAITS=1: the driver refuses them). Internal calls
+ * never go through exported names, so the interposer sees only what the program does. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +40,7 @@ struct CUstream_st {
   CUcontext ctx;
 };
 struct CUevent_st {
-  long long at; /* when the work before it ends, CLOCK_MONOTONIC ns */
+  long long at; /* when the work before it ends, CLOCK_MONOTONIC ns; UNKNOWN behind a wait */
 };
 struct CUgraph_st {
   int unused;
@@ -64,13 +68,96 @@ static long long now_ns(void) {
   return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* Queues work of the given length behind what is queued already. */
-static void queue_work(long long ns) {
+#define UNKNOWN __LONG_LONG_MAX__
+
+/* What is queued behind a stream wait that has not passed yet, in order. */
+enum { QUEUED = 4096, SPANS = 4096 };
+static struct queued_op {
+  enum { OP_WORK, OP_EVENT, OP_WAIT } kind;
+  long long ns;
+  CUevent event;
+  const volatile unsigned *word;
+  unsigned value;
+} queued[QUEUED];
+static int queued_head, queued_tail;
+static pthread_cond_t queued_changed = PTHREAD_COND_INITIALIZER;
+static int front_started;
+/* When each timed kernel ran, in launch order, for the tests to read. */
+static long long spans[SPANS][2];
+static int span_count;
+static int waits_queued;
+
+/* Runs work or records an event on the timeline. Caller holds timeline_lock. */
+static void run_op(struct queued_op op) {
+  if (op.kind == OP_WORK) {
+    long long start = busy_until > now_ns() ? busy_until : now_ns();
+    busy_until = start + op.ns;
+    if (span_count < SPANS) {
+      spans[span_count][0] = start;
+      spans[span_count][1] = busy_until;
+      span_count++;
+    }
+  } else if (op.kind == OP_EVENT) {
+    __atomic_store_n(&op.event->at, busy_until, __ATOMIC_RELEASE);
+  }
+}
+
+/* The GPU's front end: lets each queued wait pass once the work before it has run and its word
+ * holds the value, and then runs what was queued behind it. */
+static void *front_end(void *unused) {
+  (void)unused;
   pthread_mutex_lock(&timeline_lock);
-  long long start = busy_until > now_ns() ? busy_until : now_ns();
-  busy_until = start + ns;
+  for (;;) {
+    while (queued_head == queued_tail) pthread_cond_wait(&queued_changed, &timeline_lock);
+    struct queued_op op = queued[queued_head % QUEUED];
+    if (op.kind == OP_WAIT && (now_ns() < busy_until || *op.word != op.value)) {
+      pthread_mutex_unlock(&timeline_lock);
+      struct timespec t = {0, 20000};
+      nanosleep(&t, NULL);
+      pthread_mutex_lock(&timeline_lock);
+      continue;
+    }
+    run_op(op);
+    queued_head++;
+  }
+  return NULL;
+}
+
+/* Runs an operation now, or queues it behind a wait that has not passed. */
+static void submit(struct queued_op op) {
+  pthread_mutex_lock(&timeline_lock);
+  if (queued_head == queued_tail && op.kind != OP_WAIT) {
+    run_op(op);
+  } else {
+    if (op.kind == OP_EVENT) __atomic_store_n(&op.event->at, UNKNOWN, __ATOMIC_RELEASE);
+    while (queued_tail - queued_head >= QUEUED) {
+      pthread_mutex_unlock(&timeline_lock);
+      struct timespec t = {0, 100000};
+      nanosleep(&t, NULL);
+      pthread_mutex_lock(&timeline_lock);
+    }
+    queued[queued_tail++ % QUEUED] = op;
+    if (!front_started) {
+      pthread_t thread;
+      front_started = pthread_create(&thread, NULL, front_end, NULL) == 0;
+      if (front_started) pthread_detach(thread);
+    }
+    pthread_cond_signal(&queued_changed);
+  }
   pthread_mutex_unlock(&timeline_lock);
 }
+
+/* Queues work of the given length behind what is queued already. */
+static void queue_work(long long ns) { submit((struct queued_op){.kind = OP_WORK, .ns = ns}); }
+
+EXPORT int fakecuda_kernel_spans(long long (*out)[2], int max) {
+  pthread_mutex_lock(&timeline_lock);
+  int n = span_count < max ? span_count : max;
+  memcpy(out, spans, (size_t)n * sizeof spans[0]);
+  pthread_mutex_unlock(&timeline_lock);
+  return n;
+}
+EXPORT int fakecuda_stream_waits(void) { return __atomic_load_n(&waits_queued, __ATOMIC_RELAXED); }
 
 #define NEED_INIT \
   if (!initialized) return 3
@@ -480,6 +567,33 @@ EXPORT CUresult cuMemcpyHtoDAsync_v2(unsigned long long d, const void *src, size
   return launch(s, "copy");
 }
 
+EXPORT CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned int flags) {
+  NEED_INIT;
+  (void)flags;
+  if (current() == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  *p = calloc(1, bytes);
+  return *p == NULL ? 2 : 0;
+}
+EXPORT CUresult cuMemHostGetDevicePointer_v2(unsigned long long *d, void *p, unsigned int flags) {
+  NEED_INIT;
+  (void)flags;
+  *d = (unsigned long long)(uintptr_t)p; /* unified addressing: the same address */
+  return 0;
+}
+EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, unsigned long long address, unsigned value,
+                                       unsigned flags) {
+  NEED_INIT;
+  const char *refuse = getenv("FAKECUDA_NO_STREAM_WAITS");
+  if (refuse != NULL && strcmp(refuse, "1") == 0) return FAKE_ERROR_NOT_SUPPORTED;
+  if (flags != 0 /* CU_STREAM_WAIT_VALUE_GEQ and others: not faked */) return 1;
+  if (stream_context(s) == NULL) return FAKE_ERROR_INVALID_CONTEXT;
+  __atomic_add_fetch(&waits_queued, 1, __ATOMIC_RELAXED);
+  submit((struct queued_op){.kind = OP_WAIT,
+                            .word = (const volatile unsigned *)(uintptr_t)address,
+                            .value = value});
+  return 0;
+}
+
 EXPORT CUresult cuEventCreate(CUevent *e, unsigned int flags) {
   NEED_INIT;
   (void)flags;
@@ -493,16 +607,17 @@ EXPORT CUresult cuEventRecord(CUevent e, CUstream s) {
   NEED_INIT;
   __atomic_add_fetch(&events_recorded, 1, __ATOMIC_RELAXED);
   if (stream_context(s) == NULL) return FAKE_ERROR_INVALID_CONTEXT;
-  pthread_mutex_lock(&timeline_lock);
-  e->at = busy_until;
-  pthread_mutex_unlock(&timeline_lock);
+  submit((struct queued_op){.kind = OP_EVENT, .event = e});
   return 0;
 }
-EXPORT CUresult cuEventQuery(CUevent e) { return now_ns() >= e->at ? 0 : FAKE_ERROR_NOT_READY; }
+EXPORT CUresult cuEventQuery(CUevent e) {
+  return now_ns() >= __atomic_load_n(&e->at, __ATOMIC_ACQUIRE) ? 0 : FAKE_ERROR_NOT_READY;
+}
 EXPORT CUresult cuEventSynchronize(CUevent e) {
-  long long left = e->at - now_ns();
-  if (left > 0) {
-    struct timespec t = {left / 1000000000LL, left % 1000000000LL};
+  long long left;
+  while ((left = __atomic_load_n(&e->at, __ATOMIC_ACQUIRE) - now_ns()) > 0) {
+    if (left > 1000000) left = 1000000; /* behind a wait its time is not known yet */
+    struct timespec t = {0, left};
     nanosleep(&t, NULL);
   }
   return 0;

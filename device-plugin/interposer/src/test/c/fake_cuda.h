@@ -7,7 +7,12 @@
 
 #define FAKE_STREAM_LEGACY ((CUstream)0x1)
 #define FAKE_STREAM_PER_THREAD ((CUstream)0x2)
-enum { FAKE_ERROR_INVALID_CONTEXT = 201, FAKE_ERROR_NOT_FOUND = 500, FAKE_ERROR_NOT_READY = 600 };
+enum {
+  FAKE_ERROR_INVALID_CONTEXT = 201,
+  FAKE_ERROR_NOT_FOUND = 500,
+  FAKE_ERROR_NOT_READY = 600,
+  FAKE_ERROR_NOT_SUPPORTED = 801
+};
 
 /* A kernel launched with this gridDimY runs gridDimX microseconds on the fake's timeline. */
 #define FAKE_TIMED_Y 4242u

@@ -1,7 +1,8 @@
 /* A tenant of the interference-guard tests, linked with -lcuda like linked_like. It launches
  * kernels of a given length on the fake's timeline and prints, for each, when its launch call
  * began and returned (CLOCK_MONOTONIC ns), so a test sees how long the guard held it, and at the
- * end how many events were recorded. With several threads each launches count kernels at once,
+ * end how many events and stream waits were queued and when each kernel ran on the fake's
+ * timeline (a hold on the GPU shows there, not in the launch calls). With several threads each launches count kernels at once,
  * as a training loop's main and autograd threads do.
  *   guard_like <count> <kernel us> <gap us> [<threads>] */
 #include <pthread.h>
@@ -15,9 +16,14 @@ CUresult cuInit(unsigned int);
 CUresult cuDeviceGet(CUdevice *, int);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
 CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuEventCreate(CUevent *, unsigned int);
+CUresult cuEventRecord(CUevent, CUstream);
+CUresult cuEventSynchronize(CUevent);
 CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                         unsigned, CUstream, void **, void **);
 int fakecuda_events_recorded(void);
+int fakecuda_stream_waits(void);
+int fakecuda_kernel_spans(long long (*out)[2], int max);
 
 static int count;
 static unsigned kernel_us;
@@ -74,7 +80,17 @@ int main(int argc, char **argv) {
       return 1;
     }
   }
+  /* Every kernel has run once the last one's launch returned and a synchronize ends. */
+  CUevent last;
+  if (cuEventCreate(&last, 0) != 0 || cuEventRecord(last, NULL) != 0 || cuEventSynchronize(last) != 0) {
+    printf("setup failed\n");
+    return 1;
+  }
   printf("events %d\n", fakecuda_events_recorded()); /* the fake's, the guard's among them */
+  printf("waits %d\n", fakecuda_stream_waits());
+  static long long spans[4096][2];
+  int n = fakecuda_kernel_spans(spans, 4096);
+  for (int i = 0; i < n; i++) printf("ran %d %lld %lld\n", i, spans[i][0], spans[i][1]);
   printf("done %lld\n", now_ns());
   return 0;
 }

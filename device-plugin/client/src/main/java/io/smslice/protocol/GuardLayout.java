@@ -11,8 +11,11 @@ package io.smslice.protocol;
 public final class GuardLayout {
   public static final int MAGIC = 0x534d4744; // "SMGD"
 
-  /** 2: a slot is owned while its bytes are locked. */
-  public static final int VERSION = 2;
+  /**
+   * 2: a slot is owned while its bytes are locked; 3: {@link #STARTS_OFFSET}, and best-effort
+   * processes may hold their streams on the GPU.
+   */
+  public static final int VERSION = 3;
 
   public static final long MAGIC_OFFSET = 0;
   public static final long VERSION_OFFSET = 4;
@@ -41,6 +44,9 @@ public final class GuardLayout {
   /** Int, a futex: bumped when a latency-critical slot goes idle. */
   public static final long RELEASES_OFFSET = 40;
 
+  /** Int, a futex: bumped when a latency-critical slot goes busy. */
+  public static final long STARTS_OFFSET = 44;
+
   /**
    * Long: the estimated GPU time a best-effort tenant keeps in flight at most (its launches times
    * its mean time per launch, measured by its events), within the depth; 0: the depth alone.
@@ -52,7 +58,7 @@ public final class GuardLayout {
 
   public static final long SLOTS_OFFSET = 128;
   public static final int SLOTS = 64;
-  public static final int SLOT_BYTES = 128;
+  public static final int SLOT_BYTES = 192;
 
   /** Long: the process's token, 0 when free. */
   public static final long SLOT_OWNER = 0;
@@ -88,8 +94,26 @@ public final class GuardLayout {
 
   public static final int SLOT_CLAIM_BYTES = 64;
 
+  /** Int: how a best-effort process holds, {@link #HOLD_STREAM} or {@link #HOLD_THREAD}. */
+  public static final long SLOT_HOLD_MODE = 128;
+
+  /** Int: 1 while a best-effort process's streams are held on the GPU. */
+  public static final long SLOT_GATE_CLOSED = 132;
+
+  /** Long: the waits a best-effort process has put on its streams. */
+  public static final long SLOT_STREAM_WAITS = 136;
+
   public static final int ROLE_LATENCY_CRITICAL = 1;
   public static final int ROLE_BEST_EFFORT = 2;
+
+  /**
+   * A best-effort process's streams wait on the GPU for a word its gate thread closes while
+   * latency-critical work is in flight; its launches never wait.
+   */
+  public static final int HOLD_STREAM = 1;
+
+  /** Its launching threads wait (a driver without stream memory operations). */
+  public static final int HOLD_THREAD = 2;
 
   public static final long FILE_BYTES = SLOTS_OFFSET + (long) SLOTS * SLOT_BYTES;
 

@@ -109,6 +109,8 @@ final class GuardFile implements AutoCloseable {
     putLong(at + GuardLayout.SLOT_BUSY_SINCE, System.nanoTime());
     putLong(at + GuardLayout.SLOT_OWNER, 0x7e57L);
     putInt(GuardLayout.BUSY_COUNT_OFFSET, getInt(GuardLayout.BUSY_COUNT_OFFSET) + 1);
+    // Without a futex wake: a gate thread asleep sees it when it next looks (within 50 ms).
+    putInt(GuardLayout.STARTS_OFFSET, getInt(GuardLayout.STARTS_OFFSET) + 1);
   }
 
   /** Ends that slot's work in flight, as its process's completion thread would. */

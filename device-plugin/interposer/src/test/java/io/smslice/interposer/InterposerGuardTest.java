@@ -3,17 +3,10 @@ package io.smslice.interposer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.smslice.protocol.GuardLayout;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The interference guard against the fake driver, whose kernels take the time they are launched
  * with: latency-critical processes publish their work in flight in the GPU's guard file (read here
- * through GuardLayout), best-effort processes hold their launches meanwhile, within the caps.
+ * through GuardLayout), best-effort processes hold their launches meanwhile, within the caps. Here
+ * the driver has no stream memory operations, so best-effort processes hold on the launching
+ * thread; {@link InterposerStreamGateTest} holds their streams on the GPU.
  */
 class InterposerGuardTest {
   private static final long MS = 1_000_000;
@@ -45,30 +40,17 @@ class InterposerGuardTest {
     agent.close();
   }
 
-  /** A running guard_like: its output lines as they come. */
+  /** A tenant on a driver without stream waits: best-effort launches are held on the thread. */
   private final class Tenant {
     final Process process;
-    final List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-    final CompletableFuture<Void> ended = new CompletableFuture<>();
+    private final GuardTenant tenant;
+    final List<String> lines;
 
     Tenant(GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
         throws IOException {
-      this(guard, priority, count, kernelMicros, gapMicros, false);
+      this(guard, priority, count, kernelMicros, gapMicros, false, 1);
     }
 
-    /** With fromTenantFile the guard's two variables are only in the claim's tenant.env. */
-    Tenant(
-        GuardFile guard,
-        String priority,
-        int count,
-        long kernelMicros,
-        long gapMicros,
-        boolean fromTenantFile)
-        throws IOException {
-      this(guard, priority, count, kernelMicros, gapMicros, fromTenantFile, 1);
-    }
-
-    /** With several threads, each launches count kernels. */
     Tenant(
         GuardFile guard,
         String priority,
@@ -78,63 +60,28 @@ class InterposerGuardTest {
         boolean fromTenantFile,
         int threads)
         throws IOException {
-      Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
-      if (fromTenantFile) {
-        Path file = dir.resolve("tenant.env");
-        Files.writeString(
-            file, "SMSLICE_GUARD=" + guard.path + "\nSMSLICE_PRIORITY=" + priority + "\n");
-        env.put("SMSLICE_TENANT_ENV", file.toString());
-      } else {
-        env.put("SMSLICE_GUARD", guard.path.toString());
-        env.put("SMSLICE_PRIORITY", priority);
-      }
-      ProcessBuilder builder =
-          new ProcessBuilder(
-              ProgramRun.PROGRAMS.resolve("guard_like").toString(),
-              String.valueOf(count),
-              String.valueOf(kernelMicros),
-              String.valueOf(gapMicros),
-              String.valueOf(threads));
-      builder.environment().keySet().removeIf(k -> k.startsWith("SMSLICE_"));
-      builder.environment().put("LD_PRELOAD", ProgramRun.LIBRARY.toString());
-      builder.environment().put("LD_LIBRARY_PATH", ProgramRun.PROGRAMS.toString());
-      builder.environment().putAll(env);
-      builder.redirectError(ProcessBuilder.Redirect.INHERIT);
-      process = builder.start();
+      tenant =
+          new GuardTenant(
+              dir,
+              GuardTenant.Driver.NO_STREAM_WAITS,
+              guard,
+              priority,
+              count,
+              kernelMicros,
+              gapMicros,
+              fromTenantFile,
+              threads);
+      process = tenant.process;
+      lines = tenant.lines;
       started.add(process);
-      Thread.ofVirtual()
-          .start(
-              () -> {
-                try (BufferedReader r =
-                    new BufferedReader(new InputStreamReader(process.getInputStream()))) {
-                  String line;
-                  while ((line = r.readLine()) != null) lines.add(line);
-                } catch (IOException ignored) {
-                  // the process was killed
-                }
-                ended.complete(null);
-              });
     }
 
-    /** Waits for the program to finish; its launch lines as [index, result, began, returned]. */
     List<long[]> launches() throws Exception {
-      ended.get(60, TimeUnit.SECONDS);
-      assertThat(process.waitFor(10, TimeUnit.SECONDS)).isTrue();
-      assertThat(process.exitValue()).as("%s", lines).isZero();
-      return lines.stream()
-          .filter(l -> l.startsWith("launch "))
-          .map(l -> java.util.Arrays.stream(l.substring(7).split(" ")).mapToLong(Long::parseLong))
-          .map(java.util.stream.LongStream::toArray)
-          .peek(l -> assertThat(l[1]).as("launch result").isZero())
-          .toList();
+      return tenant.launches();
     }
-  }
 
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + 20_000 * MS;
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("waiting for " + what).isLessThan(deadline);
-      Thread.sleep(2);
+    long events() throws Exception {
+      return tenant.events();
     }
   }
 
@@ -142,15 +89,18 @@ class InterposerGuardTest {
   void aBestEffortLaunchWaitsWhileCriticalWorkIsInFlightAndGoesOnWhenItEnds() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4)) {
       Tenant critical = new Tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
-      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      GuardTenant.await(
+          () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
-      await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
+      GuardTenant.await(
+          () -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
       assertThat(guard.slotClaim(lc)).isEqualTo(ProgramRun.CLAIM);
       assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isEqualTo(1);
 
       List<long[]> held = new Tenant(guard, "BestEffort", 1, 10, 0).launches();
 
-      await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) == 0, "the critical release");
+      GuardTenant.await(
+          () -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) == 0, "the critical release");
       long[] criticalLaunch = critical.launches().getFirst();
       long criticalEnd = criticalLaunch[2] + 1_000 * MS; // the fake's kernel ran 1 s from launch
       assertThat(held.getFirst()[3])
@@ -171,7 +121,7 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
       guard.markCriticalBusy(5);
 
-      List<long[]> launches = new Tenant(guard, "BestEffort", 1, 10, 0, true).launches();
+      List<long[]> launches = new Tenant(guard, "BestEffort", 1, 10, 0, true, 1).launches();
 
       assertThat(launches).hasSize(1);
       int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
@@ -201,9 +151,11 @@ class InterposerGuardTest {
   void aCriticalProcessKilledWithWorkInFlightHoldsOthersAtMostTheCap() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 4)) {
       Tenant critical = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
-      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      GuardTenant.await(
+          () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
-      await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
+      GuardTenant.await(
+          () -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
       critical.process.destroyForcibly().waitFor();
       long killed = System.nanoTime();
 
@@ -219,9 +171,11 @@ class InterposerGuardTest {
       throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
       Tenant killed = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
-      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+      GuardTenant.await(
+          () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int dead = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
-      await(() -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) != 0, "work in flight");
+      GuardTenant.await(
+          () -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) != 0, "work in flight");
       killed.process.destroyForcibly().waitFor(); // SIGKILL: no exit handler runs
       long at = System.nanoTime();
 
@@ -230,14 +184,16 @@ class InterposerGuardTest {
       Tenant b = new Tenant(guard, "BestEffort", 3, 10, 0);
       a.launches();
       b.launches();
-      await(() -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) == 0, "the dead mark cleared");
+      GuardTenant.await(
+          () -> guard.slotLong(dead, GuardLayout.SLOT_BUSY_SINCE) == 0, "the dead mark cleared");
       assertThat(System.nanoTime() - at).isLessThan(3_000 * MS);
       assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isZero();
 
       // A live critical process's release, not the cap, now ends a hold (200 ms of work in flight,
       // within the 300 ms hold limit).
       Tenant critical = new Tenant(guard, "LatencyCritical", 1, 200_000, 400_000);
-      await(() -> guard.getInt(GuardLayout.BUSY_COUNT_OFFSET) == 1, "live work in flight");
+      GuardTenant.await(
+          () -> guard.getInt(GuardLayout.BUSY_COUNT_OFFSET) == 1, "live work in flight");
       Tenant held = new Tenant(guard, "BestEffort", 1, 10, 0);
       held.launches();
       critical.launches();
@@ -389,13 +345,7 @@ class InterposerGuardTest {
 
       // Depth 32: an event after every eighth launch, so twelve for 96 launches, not 96; and
       // launch i still returns only once launch i - 32 ended (2 ms kernels, one after another).
-      long events =
-          tenant.lines.stream()
-              .filter(l -> l.startsWith("events "))
-              .mapToLong(l -> Long.parseLong(l.substring(7)))
-              .findFirst()
-              .orElseThrow();
-      assertThat(events).isEqualTo(12);
+      assertThat(tenant.events()).as("the guard's, and the program's last").isEqualTo(12 + 1);
       long first = launches.getFirst()[2];
       for (int i = 40; i < launches.size(); i++) {
         assertThat(launches.get(i)[3] - first).isGreaterThanOrEqualTo((i - 40) * 2 * MS);

@@ -119,7 +119,9 @@ public final class ClaimGuard implements AutoCloseable {
     gpu.putLong(slot + GuardLayout.SLOT_LEASE, now);
     gpu.putLong(slot + GuardLayout.SLOT_BUSY_SINCE, busy ? now : 0);
     gpu.addInt(GuardLayout.BUSY_COUNT_OFFSET, busy ? 1 : -1);
-    if (!busy) {
+    if (busy) {
+      gpu.started();
+    } else {
       gpu.released();
     }
   }

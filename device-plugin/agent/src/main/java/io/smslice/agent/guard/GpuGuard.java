@@ -75,7 +75,9 @@ public final class GpuGuard implements AutoCloseable {
       long heldNanos,
       int holds,
       int capCuts,
-      int launchNanos) {}
+      int launchNanos,
+      int holdMode,
+      long streamWaits) {}
 
   private final Path path;
   private final Arena arena;
@@ -193,7 +195,9 @@ public final class GpuGuard implements AutoCloseable {
               getLong(at + GuardLayout.SLOT_HELD_NANOS),
               getInt(at + GuardLayout.SLOT_HOLDS),
               getInt(at + GuardLayout.SLOT_CAP_CUTS),
-              getInt(at + GuardLayout.SLOT_LAUNCH_NANOS)));
+              getInt(at + GuardLayout.SLOT_LAUNCH_NANOS),
+              getInt(at + GuardLayout.SLOT_HOLD_MODE),
+              getLong(at + GuardLayout.SLOT_STREAM_WAITS)));
     }
     return out;
   }
@@ -321,6 +325,14 @@ public final class GpuGuard implements AutoCloseable {
     addInt(GuardLayout.RELEASES_OFFSET, 1);
     if (Futex.available()) {
       Futex.wakeAll(memory, GuardLayout.RELEASES_OFFSET);
+    }
+  }
+
+  /** Wakes the best-effort tenants' gate threads: latency-critical work is in flight. */
+  void started() {
+    addInt(GuardLayout.STARTS_OFFSET, 1);
+    if (Futex.available()) {
+      Futex.wakeAll(memory, GuardLayout.STARTS_OFFSET);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.smslice.agent.verify;
 
 import io.smslice.agent.guard.GpuGuard;
+import io.smslice.protocol.GuardLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -51,7 +52,7 @@ public final class GuardFileTool {
           for (GpuGuard.Slot s : guard.slots()) {
             System.out.printf(
                 "slot claim=%s role=%s busy=%s launched=%d completed=%d held_ms=%.1f holds=%d"
-                    + " cap_cuts=%d launch_us=%.1f%n",
+                    + " cap_cuts=%d launch_us=%.1f hold=%s stream_waits=%d%n",
                 s.claim(),
                 s.role() == 1 ? "LatencyCritical" : s.role() == 2 ? "BestEffort" : "?",
                 s.busy(),
@@ -60,7 +61,11 @@ public final class GuardFileTool {
                 s.heldNanos() / 1e6,
                 s.holds(),
                 s.capCuts(),
-                s.launchNanos() / 1e3);
+                s.launchNanos() / 1e3,
+                s.holdMode() == GuardLayout.HOLD_STREAM
+                    ? "stream"
+                    : s.holdMode() == GuardLayout.HOLD_THREAD ? "thread" : "-",
+                s.streamWaits());
           }
         }
       }
