@@ -1,7 +1,8 @@
 // Whether a best-effort stream can be held on the GPU rather than on the launching thread: a
 // cuStreamWaitValue32 on a word of mapped host memory before its launches, the word written by a
 // host thread. Measures, in a primary and a 16-SM green context: the cost of the waits while the
-// word lets work pass (GPU time of 4000 short kernels, none / one wait per kernel / per 16), that a
+// word lets work pass (GPU time of 4000 short kernels, none / one wait per kernel / per 16, and
+// the host time to queue them), that a
 // closed word holds the stream, how soon work goes on once it opens, and how many kernels still
 // start after it closes. Run with and without an MPS daemon.  stream_gate_probe [label]
 #include <cuda.h>
@@ -57,17 +58,19 @@ static int measure(const char *where, CUstream s, CUdeviceptr gate_dev, volatile
     for (int k = 0; k < 3; k++) {
       int every = everies[k];
       CHECK(cuEventRecord(a, s));
+      double began = now_us();
       for (int i = 0; i < 4000; i++) {
         if (every > 0 && i % every == 0)
           CHECK(cuStreamWaitValue32(s, gate_dev, 0, CU_STREAM_WAIT_VALUE_EQ));
         if (launch(s, 5000, NULL)) return 1;
       }
+      double queued = now_us() - began;
       CHECK(cuEventRecord(b, s));
       CHECK(cuEventSynchronize(b));
       float ms;
       CHECK(cuEventElapsedTime(&ms, a, b));
-      printf("%s round %d: waits every %d kernels: %.3f us GPU time per 5 us kernel\n", where,
-             round, every, ms * 1000 / 4000);
+      printf("%s round %d: waits every %d kernels: %.3f us GPU time per 5 us kernel, %.2f us"
+             " host time to queue each\n", where, round, every, ms * 1000 / 4000, queued / 4000);
     }
   }
   // A closed word holds the stream; opening it lets the work go on.

@@ -33,7 +33,8 @@ typedef CUresult (*cuMemHostGetDevicePointer_fn)(CUdeviceptr *, void *, unsigned
 typedef CUresult (*cuStreamWaitValue32_fn)(CUstream, CUdeviceptr, uint32_t, unsigned int);
 
 enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED = 2 };
-enum { HOST_ALLOC_PORTABLE = 1, HOST_ALLOC_DEVICEMAP = 2, WAIT_VALUE_EQ = 0 };
+/* CUDA's values; CU_STREAM_WAIT_VALUE_GEQ is 0, and a gate waited for with it never holds. */
+enum { HOST_ALLOC_PORTABLE = 1, HOST_ALLOC_DEVICEMAP = 2, WAIT_VALUE_EQ = 1 };
 #define STREAM_PER_THREAD ((CUstream)0x2)
 enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0, MARKS = 16 };
 /* How long a gate thread sleeps before it looks again without being woken. */

@@ -77,7 +77,7 @@ static struct queued_op {
   long long ns;
   CUevent event;
   const volatile unsigned *word;
-  unsigned value;
+  unsigned value, flags;
 } queued[QUEUED];
 static int queued_head, queued_tail;
 static pthread_cond_t queued_changed = PTHREAD_COND_INITIALIZER;
@@ -102,6 +102,18 @@ static void run_op(struct queued_op op) {
   }
 }
 
+/* Whether a wait's condition holds, as CUstreamWaitValue_flags says: GEQ 0 (a cyclic compare),
+ * EQ 1, AND 2, NOR 3. */
+static int wait_passes(struct queued_op op) {
+  unsigned word = *op.word;
+  switch (op.flags) {
+    case 0: return (int)(word - op.value) >= 0;
+    case 1: return word == op.value;
+    case 2: return (word & op.value) != 0;
+    default: return ~(word | op.value) != 0;
+  }
+}
+
 /* The GPU's front end: lets each queued wait pass once the work before it has run and its word
  * holds the value, and then runs what was queued behind it. */
 static void *front_end(void *unused) {
@@ -110,7 +122,7 @@ static void *front_end(void *unused) {
   for (;;) {
     while (queued_head == queued_tail) pthread_cond_wait(&queued_changed, &timeline_lock);
     struct queued_op op = queued[queued_head % QUEUED];
-    if (op.kind == OP_WAIT && (now_ns() < busy_until || *op.word != op.value)) {
+    if (op.kind == OP_WAIT && (now_ns() < busy_until || !wait_passes(op))) {
       pthread_mutex_unlock(&timeline_lock);
       struct timespec t = {0, 20000};
       nanosleep(&t, NULL);
@@ -585,12 +597,13 @@ EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, unsigned long long address, u
   NEED_INIT;
   const char *refuse = getenv("FAKECUDA_NO_STREAM_WAITS");
   if (refuse != NULL && strcmp(refuse, "1") == 0) return FAKE_ERROR_NOT_SUPPORTED;
-  if (flags != 0 /* CU_STREAM_WAIT_VALUE_GEQ and others: not faked */) return 1;
+  if (flags > 3) return 1; /* CUDA_ERROR_INVALID_VALUE: a flag (FLUSH) the fake has not */
   if (stream_context(s) == NULL) return FAKE_ERROR_INVALID_CONTEXT;
   __atomic_add_fetch(&waits_queued, 1, __ATOMIC_RELAXED);
   submit((struct queued_op){.kind = OP_WAIT,
                             .word = (const volatile unsigned *)(uintptr_t)address,
-                            .value = value});
+                            .value = value,
+                            .flags = flags});
   return 0;
 }
 
