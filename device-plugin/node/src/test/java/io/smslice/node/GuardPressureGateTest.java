@@ -10,7 +10,6 @@ import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Priority;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.api.v1alpha1.node.GpuMode;
-import io.smslice.node.config.ConfigLoader;
 import io.smslice.node.config.NodeConfig;
 import io.smslice.node.nvml.GpuActivity;
 import io.smslice.node.nvml.SimulatedNvml;
@@ -24,7 +23,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,13 +51,20 @@ class GuardPressureGateTest {
             new NodeBuilder().withNewMetadata().withName(NodeFixture.NODE).endMetadata().build())
         .create();
     NodeFixture fixture = new NodeFixture(tmp);
-    Path shm = Files.createDirectories(tmp.resolve("shm"));
-    NodeConfig config = gatedConfig(shm);
+    NodeConfig config =
+        fixture.transparentConfig(
+            Map.of(
+                "onlyUnderPressure",
+                true,
+                "memoryBusyPercent",
+                50,
+                "pressureHoldSeconds",
+                HOLD.toSeconds()));
     try (NodeWithAgent node =
         NodeWithAgent.start(config, NodeFixture.NODE, client, fixture.inventory, fixture.nvml)) {
       bind("det", List.of(0, 1), Priority.LatencyCritical);
       bind("batch", List.of(2, 3), Priority.BestEffort);
-      Path guard = Agent.guardFile(shm, GPU);
+      Path guard = Agent.guardFile(config.transparent().mpsShm(), GPU);
       await(
           () ->
               node.agent().claimStatuses().stream().filter(s -> s.serving()).count() == 2
@@ -80,30 +85,6 @@ class GuardPressureGateTest {
           .isGreaterThanOrEqualTo(HOLD.minus(SAMPLE_PERIOD));
       assertThat(node.metrics().scrape()).contains(PRESSURE_METRIC + "0.0");
     }
-  }
-
-  /** The fixture's node in worker run mode with transparent slices and the gate on. */
-  private NodeConfig gatedConfig(Path shm) throws Exception {
-    Path library = tmp.resolve("image/libsmslice-interposer.so");
-    Files.createDirectories(library.getParent());
-    Files.write(library, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0});
-    Path dir = Files.createDirectories(tmp.resolve("gated-config"));
-    Files.writeString(
-        dir.resolve("default.yaml"),
-        Files.readString(tmp.resolve("config/default.yaml"))
-                .replace("runMode: in-agent", "runMode: worker")
-            + """
-            transparent:
-              library: %s
-              installDirectory: %s
-              mpsShm: %s
-              guard:
-                onlyUnderPressure: true
-                memoryBusyPercent: 50
-                pressureHoldSeconds: %d
-            """
-                .formatted(library, tmp.resolve("host/interposer"), shm, HOLD.toSeconds()));
-    return new ConfigLoader(List.of("--config-dir=" + dir), Map.of()).load(Optional.empty());
   }
 
   private void bind(String name, List<Integer> groups, Priority priority) {
