@@ -39,6 +39,12 @@ class DraE2E {
   /** The taint the node side puts on an unhealthy GPU's device. */
   static final String UNHEALTHY = "smslice.io/unhealthy";
 
+  /**
+   * Where the simulated backend reads injected GPU faults inside the node pod: NodePaths'
+   * simulatedFaults under the chart's paths.run.
+   */
+  private static final String SIMULATED_FAULTS = "/run/smslice/simulated-faults";
+
   /** The sets of the first test's pods and claims: the kept ones, and those deleted after it. */
   private static final String KEPT = "kept", FREED = "freed";
 
@@ -356,23 +362,16 @@ class DraE2E {
             .orElseThrow();
     String device = SECOND + "/" + running.device();
     String nodePod = nodePod(cluster, SECOND);
-    String faults = "/run/smslice/simulated-faults";
-    cluster
-        .kubectl(
-            "exec",
-            "-n",
-            Install.NAMESPACE,
-            nodePod,
-            "--",
-            "sh",
-            "-c",
-            "mkdir -p "
-                + faults
-                + " && echo 'double-bit ECC error (injected by DraE2E)' > "
-                + faults
-                + "/"
-                + running.gpu())
-        .check();
+    String fault = SIMULATED_FAULTS + "/" + running.gpu();
+    execInNodePod(
+        cluster,
+        nodePod,
+        "sh",
+        "-c",
+        "mkdir -p "
+            + SIMULATED_FAULTS
+            + " && echo 'double-bit ECC error (injected by DraE2E)' > "
+            + fault);
     try {
       Wait.until(
           Duration.ofSeconds(60),
@@ -397,17 +396,7 @@ class DraE2E {
           .as("the pod on the tainted GPU keeps running")
           .containsOnly("Running");
     } finally {
-      cluster
-          .kubectl(
-              "exec",
-              "-n",
-              Install.NAMESPACE,
-              nodePod,
-              "--",
-              "rm",
-              "-f",
-              faults + "/" + running.gpu())
-          .check();
+      execInNodePod(cluster, nodePod, "rm", "-f", fault);
     }
     Wait.until(
         Duration.ofSeconds(60),
@@ -431,6 +420,14 @@ class DraE2E {
     assertThat(pinned.gpu()).isEqualTo(running.gpu());
     assertThat(Dra.seen(cluster, ns, "pinned", "c0").groups()).isEqualTo(pinned.groups());
     Dra.assertDisjoint(Dra.prepared(cluster, ns).values());
+  }
+
+  /** Runs a command in a node pod, as an admin who execs into it would. */
+  private static void execInNodePod(TestCluster cluster, String nodePod, String... command)
+      throws Exception {
+    List<String> args = new ArrayList<>(List.of("exec", "-n", Install.NAMESPACE, nodePod, "--"));
+    args.addAll(List.of(command));
+    cluster.kubectl(args.toArray(String[]::new)).check();
   }
 
   private static String nodePod(TestCluster cluster, String node) {

@@ -3,6 +3,7 @@ package io.smslice.agent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.agent.claims.ClaimWatcher;
 import io.smslice.agent.guard.ClaimGuard;
+import io.smslice.agent.guard.DeadOwnerSweep;
 import io.smslice.agent.guard.GpuGuard;
 import io.smslice.agent.metrics.ClaimSample;
 import io.smslice.agent.metrics.GuardMetricsText;
@@ -19,6 +20,7 @@ import io.smslice.protocol.GuardLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -40,6 +42,9 @@ import java.util.stream.Collectors;
  */
 public final class Agent implements ClaimAccess, AutoCloseable {
   private static final System.Logger LOG = System.getLogger(Agent.class.getName());
+
+  /** How often dead latency-critical owners' busy marks are looked for. */
+  private static final Duration SWEEP_PERIOD = Duration.ofSeconds(1);
 
   private final AgentOptions options;
   private final GpuBackend backend;
@@ -69,6 +74,9 @@ public final class Agent implements ClaimAccess, AutoCloseable {
 
   /** One decision at a time, so a stale one from another thread cannot land last. */
   private final Object guardDecision = new Object();
+
+  /** Clears dead latency-critical owners' busy marks in the GPUs' guard files. */
+  private final DeadOwnerSweep guardSweep = new DeadOwnerSweep(guards::values, SWEEP_PERIOD);
 
   private Agent(AgentOptions options, GpuBackend backend, MpsServers mps) {
     this.options = options;
@@ -548,6 +556,7 @@ public final class Agent implements ClaimAccess, AutoCloseable {
     // Recoveries first: one under way may still move or restart claims, which must all be gone.
     recovery.close();
     workerRecovery.close();
+    guardSweep.close();
     for (String key : List.copyOf(served.keySet())) {
       synchronized (lockOf(key)) {
         releaseLocked(key);

@@ -60,51 +60,56 @@ public record NodeWithAgent(
     // claim watcher would release a prepared claim whose SliceClaim of the same name is unbound.
     Agent agent = Agent.start(options, dra ? null : client, backend, mps);
     Optional<GuardPressure> pressure = Optional.empty();
-    if (config.transparent().enabled()) {
-      // Tenants see the MPS daemons' tmpfs as their /dev/shm: the guard's files live there.
-      agent.useGuard(config.transparent().mpsShm(), config.transparent().guard());
-      if (config.transparent().gating().onlyUnderPressure()) {
-        pressure = Optional.of(gateOnPressure(config, backend, nvml, agent, metrics));
+    NodeSide side = null;
+    try {
+      if (config.transparent().enabled()) {
+        // Tenants see the MPS daemons' tmpfs as their /dev/shm: the guard's files live there.
+        agent.useGuard(config.transparent().mpsShm(), config.transparent().guard());
+        if (config.transparent().gating().onlyUnderPressure()) {
+          pressure = Optional.of(gateOnPressure(config, backend, nvml, agent, metrics));
+        }
       }
-    }
-    metrics.include(agent::renderMetrics);
-    NodeSide side =
-        NodeSide.start(
-            config,
-            nodeName,
-            client,
-            new KubernetesClusterView(client),
-            backend,
-            nvml,
-            agent,
-            claimStatesOf(agent),
-            workers(agent),
-            mps,
-            metrics,
-            NodeSide.Timings.PRODUCTION);
-    Optional<DraNode> draNode = Optional.empty();
-    if (dra) {
-      try {
-        draNode =
-            Optional.of(
-                DraNode.start(
-                    config,
-                    nodeName,
-                    client,
-                    side.gpus(),
-                    side.health(),
-                    mps::running,
-                    sliceAgent(agent),
-                    side.transparent(),
-                    metrics,
-                    NodeSide.Timings.PRODUCTION.registrationRetry()));
-      } catch (IOException | RuntimeException e) {
+      metrics.include(agent::renderMetrics);
+      side =
+          NodeSide.start(
+              config,
+              nodeName,
+              client,
+              new KubernetesClusterView(client),
+              backend,
+              nvml,
+              agent,
+              claimStatesOf(agent),
+              workers(agent),
+              mps,
+              metrics,
+              NodeSide.Timings.PRODUCTION);
+      Optional<DraNode> draNode =
+          dra
+              ? Optional.of(
+                  DraNode.start(
+                      config,
+                      nodeName,
+                      client,
+                      side.gpus(),
+                      side.health(),
+                      mps::running,
+                      sliceAgent(agent),
+                      side.transparent(),
+                      metrics,
+                      NodeSide.Timings.PRODUCTION.registrationRetry()))
+              : Optional.empty();
+      return new NodeWithAgent(metrics, mps, agent, side, draNode, pressure);
+    } catch (IOException | RuntimeException e) {
+      // What started stops again, in close()'s order: the caller gets nothing to close.
+      pressure.ifPresent(GuardPressure::close);
+      if (side != null) {
         side.close();
-        agent.close();
-        throw e;
       }
+      agent.close();
+      mps.close();
+      throw e;
     }
-    return new NodeWithAgent(metrics, mps, agent, side, draNode, pressure);
   }
 
   /** The guard only while NVML shows pressure, sampled every second. */

@@ -176,7 +176,8 @@ public final class GpuGuard implements AutoCloseable {
 
   /**
    * Every taken slot. A slot is busy only while its owner lives: a dead owner's mark stays in the
-   * file until a best-effort waiter clears it, but is no longer work in flight.
+   * file until a best-effort waiter or the agent's sweep clears it, but is no longer work in
+   * flight.
    */
   public List<Slot> slots() {
     List<Slot> out = new ArrayList<>();
@@ -288,12 +289,36 @@ public final class GpuGuard implements AutoCloseable {
     return false;
   }
 
-  /** Takes a slot's busy mark off the count, once whoever races for it. */
-  void clearBusy(long at, long seen) {
-    if (seen != 0 && LONG.compareAndSet(memory, at + GuardLayout.SLOT_BUSY_SINCE, seen, 0L)) {
-      addInt(GuardLayout.BUSY_COUNT_OFFSET, -1);
-      released();
+  /**
+   * Takes the busy marks of latency-critical owners that died off the count (the agent's sweep, for
+   * when no best-effort waiter comes to); a live owner's mark stays. Returns how many it took.
+   */
+  public int sweepDeadOwners() {
+    int cleared = 0;
+    for (int i = 0; i < GuardLayout.SLOTS && getInt(GuardLayout.BUSY_COUNT_OFFSET) > 0; i++) {
+      long at = GuardLayout.slotOffset(i);
+      long since = getLong(at + GuardLayout.SLOT_BUSY_SINCE);
+      if (since == 0
+          || getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
+          || getLong(at + GuardLayout.SLOT_OWNER) == 0
+          || ownerAlive(at)) {
+        continue;
+      }
+      if (clearBusy(at, since)) {
+        cleared++;
+      }
     }
+    return cleared;
+  }
+
+  /** Takes a slot's busy mark off the count, once whoever races for it; true when this call did. */
+  boolean clearBusy(long at, long seen) {
+    if (seen == 0 || !LONG.compareAndSet(memory, at + GuardLayout.SLOT_BUSY_SINCE, seen, 0L)) {
+      return false;
+    }
+    addInt(GuardLayout.BUSY_COUNT_OFFSET, -1);
+    released();
+    return true;
   }
 
   int getInt(long offset) {

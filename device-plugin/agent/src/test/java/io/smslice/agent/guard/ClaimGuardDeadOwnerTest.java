@@ -31,7 +31,8 @@ class ClaimGuardDeadOwnerTest {
                   "-cp",
                   System.getProperty("java.class.path"),
                   BusyOwner.class.getName(),
-                  file.toString())
+                  file.toString(),
+                  "0")
               .redirectError(ProcessBuilder.Redirect.INHERIT)
               .start();
       try (BufferedReader out = new BufferedReader(new InputStreamReader(owner.getInputStream()))) {

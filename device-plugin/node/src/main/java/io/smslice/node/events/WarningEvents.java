@@ -30,24 +30,29 @@ public final class WarningEvents {
     return nodeName;
   }
 
-  public static ObjectReference claimRef(String namespace, String name, String uid) {
+  /** An object as an event's involved object. */
+  public static ObjectReference reference(
+      String apiVersion, String kind, String namespace, String name, String uid) {
     return new ObjectReferenceBuilder()
-        .withApiVersion(SmsliceApi.API_VERSION)
-        .withKind("SliceClaim")
+        .withApiVersion(apiVersion)
+        .withKind(kind)
         .withNamespace(namespace)
         .withName(name)
         .withUid(uid)
         .build();
   }
 
+  public static ObjectReference claimRef(String namespace, String name, String uid) {
+    return reference(SmsliceApi.API_VERSION, "SliceClaim", namespace, name, uid);
+  }
+
   public static ObjectReference podRef(Pod pod) {
-    return new ObjectReferenceBuilder()
-        .withApiVersion("v1")
-        .withKind("Pod")
-        .withNamespace(pod.getMetadata().getNamespace())
-        .withName(pod.getMetadata().getName())
-        .withUid(pod.getMetadata().getUid())
-        .build();
+    return reference(
+        "v1",
+        "Pod",
+        pod.getMetadata().getNamespace(),
+        pod.getMetadata().getName(),
+        pod.getMetadata().getUid());
   }
 
   public static boolean terminated(Pod pod) {

@@ -16,6 +16,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * A node with three GPUs, one per mode: GPU 0 green (H200-shaped, 132 SMs), GPU 1 MPS (132 SMs),
@@ -121,6 +122,34 @@ public final class NodeFixture {
                 mps));
     config =
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
+  }
+
+  /**
+   * This fixture's config in worker run mode with transparent slices (a stand-in interposer, the
+   * guard's files in {@code root/shm}) and {@code guard} as transparent.guard.
+   */
+  public NodeConfig transparentConfig(Map<String, Object> guard) throws IOException {
+    Path library = root.resolve("image/libsmslice-interposer.so");
+    Files.createDirectories(library.getParent());
+    Files.write(library, new byte[] {0x7f, 'E', 'L', 'F', 2, 1, 1, 0});
+    Path shm = Files.createDirectories(root.resolve("shm"));
+    String yaml =
+        Files.readString(root.resolve("config/default.yaml"))
+                .replace("runMode: in-agent", "runMode: worker")
+            + """
+            transparent:
+              library: %s
+              installDirectory: %s
+              mpsShm: %s
+              guard:
+            """
+                .formatted(library, root.resolve("host/interposer"), shm)
+            + guard.entrySet().stream()
+                .map(e -> "    " + e.getKey() + ": " + e.getValue() + "\n")
+                .collect(Collectors.joining());
+    Path dir = Files.createDirectories(root.resolve("transparent-config"));
+    Files.writeString(dir.resolve("default.yaml"), yaml);
+    return new ConfigLoader(List.of("--config-dir=" + dir), Map.of()).load(Optional.empty());
   }
 
   private static NvmlGpu nvmlOf(GpuDevice d, int minor) {

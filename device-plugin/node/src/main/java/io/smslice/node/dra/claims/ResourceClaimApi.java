@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectReference;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smslice.node.dra.DraDriver;
@@ -131,12 +130,6 @@ public final class ResourceClaimApi {
 
   /** The claim as an event's involved object. */
   public static ObjectReference reference(String namespace, String name, String uid) {
-    return new ObjectReferenceBuilder()
-        .withApiVersion(DraDriver.API_VERSION)
-        .withKind("ResourceClaim")
-        .withNamespace(namespace)
-        .withName(name)
-        .withUid(uid)
-        .build();
+    return WarningEvents.reference(DraDriver.API_VERSION, "ResourceClaim", namespace, name, uid);
   }
 }
