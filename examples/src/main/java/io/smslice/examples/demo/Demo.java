@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.smslice.api.v1alpha1.SmsliceApi;
 import io.smslice.api.v1alpha1.claim.Isolation;
+import io.smslice.api.v1alpha1.claim.Priority;
 import io.smslice.api.v1alpha1.claim.SliceClaim;
 import io.smslice.examples.workload.LatencyStats;
 import io.smslice.gpu.GpuBackend;
@@ -43,6 +44,12 @@ public final class Demo {
 
   /** Each workload's statistics when the simulated GPUs' slicing was turned off; null before. */
   private volatile Map<String, LatencyStats.Snapshot> atWhatIf;
+
+  /** The phases with the interference guard off and on; null before the pods. */
+  private volatile GuardPhases guard;
+
+  /** Per claim, the best-effort launches the guard held, read when the run ends. */
+  private volatile Map<String, Long> guardHolds = Map.of();
 
   /** The PyTorch ensemble's votes and voter reports (--gpu). */
   private final EnsembleVotes ensemble = new EnsembleVotes();
@@ -234,6 +241,12 @@ public final class Demo {
             + " by the demo (no kube-scheduler); pods with one wait behind a scheduling gate that"
             + " the operator lifts, then the demo's stand-in for the kube-scheduler binds them.");
 
+    Map<String, Priority> priorities = new LinkedHashMap<>();
+    for (SliceClaim claim : examples.claims()) {
+      Priority p = claim.getSpec().getPriority();
+      priorities.put(claim.getMetadata().getName(), p == null ? Priority.Standard : p);
+    }
+    guard = new GuardPhases(workloads, priorities, node.simulated(), ensemble::meanRate);
     long launchesBeforeResize =
         liveLoop(
             client,
@@ -288,16 +301,19 @@ public final class Demo {
   }
 
   /**
-   * Redraws the table every second until the time is up; resizes the trainer a third of the way;
-   * two thirds of the way, on the simulated GPU, turns slicing off to show what it prevents.
+   * Redraws the table every second until the time is up; resizes the trainer a quarter of the way;
+   * half way lets the interference guard on; three quarters of the way, on the simulated GPU, turns
+   * slicing off to show what it prevents.
    */
   private long liveLoop(
       KubernetesClient client, LiveTable table, RunningWorkloads workloads, DemoNode node)
       throws InterruptedException {
     long start = System.nanoTime();
     double planned = options.seconds() == 0 ? 30 : options.seconds();
-    double resizeAt = Math.max(8, planned / 3.0);
-    double whatIfAt = Math.max(resizeAt + 4, planned * 2 / 3.0);
+    double resizeAt = Math.max(8, planned / 4.0);
+    double guardAt = Math.max(resizeAt + 4, planned / 2.0);
+    double whatIfAt = Math.max(guardAt + 4, planned * 3 / 4.0);
+    guard.begin();
     long launchesBeforeResize = -1;
     String event = "";
     int frame = 0;
@@ -332,7 +348,21 @@ public final class Demo {
                 RESIZED_CLAIM,
                 RESIZED_TO);
       }
+      if (!guard.started() && t >= guardAt) {
+        guard.guardOn();
+        node.guard(true);
+        event +=
+            String.format(
+                Locale.ROOT,
+                "%st=%.1fs: GUARD ON: the agent turns the interference guard on where"
+                    + " latency-critical and best-effort claims share a GPU; best-effort launches now"
+                    + " wait while latency-critical work is in flight",
+                event.isEmpty() ? "" : System.lineSeparator(),
+                t);
+      }
       if (atWhatIf == null && t >= whatIfAt && node.simulated()) {
+        guard.end();
+        node.guard(false);
         Map<String, LatencyStats.Snapshot> snapshots = new LinkedHashMap<>();
         workloads.all().forEach(e -> snapshots.put(e.pod, e.stats.snapshot()));
         atWhatIf = snapshots;
@@ -340,8 +370,9 @@ public final class Demo {
         event +=
             String.format(
                 Locale.ROOT,
-                "%st=%.1fs: WHAT IF: slicing turned OFF on the simulated GPUs: every kernel now"
-                    + " uses and waits for every SM, as without smslice; watch the deadline misses",
+                "%st=%.1fs: WHAT IF: slicing (and the guard) turned OFF on the simulated GPUs: every"
+                    + " kernel now uses and waits for every SM, as without smslice; watch the"
+                    + " deadline misses",
                 event.isEmpty() ? "" : System.lineSeparator(),
                 t);
       }
@@ -361,6 +392,8 @@ public final class Demo {
       frame++;
       Thread.sleep(1000);
     }
+    guard.end();
+    guardHolds = node.guardHolds();
     stopping.set(true);
     for (RunningWorkloads.Entry e : workloads.all()) {
       for (int i = 0; i < 50 && e.state.startsWith("running"); i++) {
@@ -433,6 +466,11 @@ public final class Demo {
     if (node.simulated() && atWhatIf == null) {
       problems.add("the run ended before the what-if phase without slicing");
     }
+    problems.addAll(guard.problems());
+    if (node.simulated()
+        && guardHolds.getOrDefault(NAMESPACE + "/" + GuardPhases.NEIGHBOUR, 0L) == 0) {
+      problems.add("the guard never held " + GuardPhases.NEIGHBOUR + "'s launches");
+    }
     Map<String, LatencyStats.Snapshot> snapshots = new LinkedHashMap<>();
     Map<String, String> states = new LinkedHashMap<>();
     for (RunningWorkloads.Entry e : workloads.all()) {
@@ -480,6 +518,7 @@ public final class Demo {
         launchesBeforeResize,
         node.backendName(),
         deadlines,
+        guard,
         List.copyOf(problems));
   }
 
@@ -505,6 +544,10 @@ public final class Demo {
                     s.deadlineMisses(),
                     report.workloadStates().get(pod)));
     report.deadlines().lines().forEach(line -> out.println("  " + line));
+    report.guard().lines().forEach(line -> out.println("  " + line));
+    guardHolds.forEach(
+        (claim, holds) ->
+            out.println("  guard: held " + holds + " launches of best-effort claim " + claim));
     if (report.backend().equals("simulated")) {
       out.println(
           "  (SIMULATED: GPU time modelled from H200 measurements, not measured. The deadline"
@@ -517,7 +560,8 @@ public final class Demo {
           "all checks passed: claims bound, pods allocated, workloads launched"
               + (report.claimSteps().containsKey(RESIZED_CLAIM) ? ", resize done" : "")
               + (report.backend().equals("simulated")
-                  ? ", deadlines met with slicing and missed without (modelled GPU time)"
+                  ? ", deadlines met with slicing and missed without, the guarded inference's tail"
+                      + " shorter with the guard on (modelled GPU time)"
                   : ""));
     } else {
       out.println("checks that FAILED:");

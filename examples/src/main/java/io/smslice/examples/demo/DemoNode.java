@@ -25,18 +25,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The node side of the demo's one node, in this JVM: GPU backend and NVML, the agent, and {@link
  * NodeSide} (device plugins, SliceNode publisher) started from a config file in a temporary
  * directory, as the DaemonSet starts it from its ConfigMap.
  *
- * <p>Without a GPU the backend is simulated: two H200-shaped GPUs in green mode, and a third,
+ * <p>Without a GPU the backend is simulated: three H200-shaped GPUs in green mode, and a fourth,
  * NVIDIA-style MIG-enabled GPU with 1g.18gb instances (its MIG capability minors come from a
  * simulated /proc file), so that every example has somewhere to run.
+ *
+ * <p>The interference guard starts off on every GPU and is let on by {@link #guard} (the demo's
+ * guard phase); on the simulated GPU the agent's guard files are made in the work directory, since
+ * only the agent's own executors use them there.
  */
 final class DemoNode implements AutoCloseable {
-  private static final int SIMULATED_GREEN_GPUS = 2;
+  private static final int SIMULATED_GREEN_GPUS = 3;
   private static final String MIG_GPU_UUID = "GPU-51a0a7ed-0000-4000-8000-00000000a1c0";
 
   private final String nodeName;
@@ -45,6 +51,7 @@ final class DemoNode implements AutoCloseable {
   private final NodeWithAgent node;
   private final NodeSide side;
   private final boolean transparent;
+  private volatile boolean guardOn;
 
   private DemoNode(
       String nodeName, GpuBackend backend, Nvml nvml, NodeWithAgent node, boolean transparent) {
@@ -54,6 +61,7 @@ final class DemoNode implements AutoCloseable {
     this.nvml = nvml;
     this.node = node;
     this.side = node.side();
+    node.agent().gateGuard(gpu -> guardOn);
   }
 
   /**
@@ -73,12 +81,14 @@ final class DemoNode implements AutoCloseable {
     NodeConfig config =
         new ConfigLoader(List.of("--config-dir=" + configDir), Map.of()).load(Optional.empty());
     Nvml nvml = simulated ? simulatedNvml(backend.devices(), work) : NativeNvml.open();
-    return new DemoNode(
-        nodeName,
-        backend,
-        nvml,
-        NodeWithAgent.start(config, nodeName, client, backend, nvml),
-        config.transparent().enabled());
+    NodeWithAgent node = NodeWithAgent.start(config, nodeName, client, backend, nvml);
+    if (!config.transparent().enabled()) {
+      // A transparent node's agent has its guard already (NodeWithAgent); here only its executors.
+      Path guards = work.resolve("guard");
+      Files.createDirectories(guards);
+      node.agent().useGuard(guards, config.transparent().guard());
+    }
+    return new DemoNode(nodeName, backend, nvml, node, config.transparent().enabled());
   }
 
   /**
@@ -286,6 +296,29 @@ final class DemoNode implements AutoCloseable {
       simulated.slicing(false);
     }
   }
+
+  /**
+   * Lets the agent turn the interference guard on (it does on each GPU that latency-critical and
+   * best-effort claims share) or turns it off everywhere.
+   */
+  void guard(boolean on) {
+    guardOn = on;
+    node.agent().refreshGuards();
+  }
+
+  /** Per claim ({@code namespace/name}), the best-effort launches the guard held so far. */
+  Map<String, Long> guardHolds() {
+    Map<String, Long> holds = new java.util.TreeMap<>();
+    Matcher m = GUARD_HOLDS.matcher(node.agent().renderMetrics());
+    while (m.find()) {
+      holds.merge(m.group(1), (long) Double.parseDouble(m.group(2)), Long::sum);
+    }
+    return holds;
+  }
+
+  private static final Pattern GUARD_HOLDS =
+      Pattern.compile(
+          "(?m)^smslice_guard_holds_total\\{[^}]*claim=\"([^\"]*)\",priority=\"BestEffort\"\\} (\\S+)$");
 
   String describe() {
     return side.gpus().size() + " GPU(s), backend " + backend.backendName();

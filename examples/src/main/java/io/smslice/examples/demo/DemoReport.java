@@ -15,6 +15,7 @@ import java.util.Map;
  * @param launchesBeforeResize the resized workload's launches when the resize was requested
  * @param backend the node side's GPU backend ("simulated" without a GPU)
  * @param deadlines per deadline workload, its misses with slicing and (simulated) without
+ * @param guard the latency-critical tails and best-effort rates with the guard off and on
  * @param problems what went wrong, empty when every check passed
  */
 record DemoReport(
@@ -26,6 +27,7 @@ record DemoReport(
     long launchesBeforeResize,
     String backend,
     DeadlinePhases deadlines,
+    GuardPhases guard,
     List<String> problems) {
 
   boolean ok() {

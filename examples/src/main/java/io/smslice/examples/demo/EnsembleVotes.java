@@ -10,8 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The PyTorch ensemble as the demo shows it: each model's votes as they pass the voter's Service
@@ -28,6 +31,13 @@ final class EnsembleVotes implements ProcessRuntime.Listener {
   private final List<JsonNode> blocks = new CopyOnWriteArrayList<>();
   private volatile long deadlineNanos = 5_000_000;
   private volatile List<String> expected = List.of();
+
+  /** A co-tenant's progress line (progress.py): its rate over the last few seconds. */
+  private static final Pattern RATE = Pattern.compile("([0-9.]+) [a-z]+/s");
+
+  private record Rate(long at, double perSecond) {}
+
+  private final Map<String, List<Rate>> rates = new ConcurrentHashMap<>();
 
   /** Reads the voter's deadline and models from the pods the demo will run. */
   void expect(List<Pod> pods) {
@@ -78,6 +88,13 @@ final class EnsembleVotes implements ProcessRuntime.Listener {
 
   @Override
   public String line(String pod, String line) {
+    Matcher rate = RATE.matcher(line.strip());
+    if (rate.matches()) {
+      rates
+          .computeIfAbsent(pod, p -> new CopyOnWriteArrayList<>())
+          .add(new Rate(System.nanoTime(), Double.parseDouble(rate.group(1))));
+      return null;
+    }
     if (!line.startsWith("voter: {")) {
       return null;
     }
@@ -94,6 +111,17 @@ final class EnsembleVotes implements ProcessRuntime.Listener {
     } catch (JsonProcessingException e) {
       return null;
     }
+  }
+
+  /**
+   * The mean of the rates a pod printed between two moments (System.nanoTime), each over the few
+   * seconds before it; empty when it printed none then.
+   */
+  OptionalDouble meanRate(String pod, long from, long to) {
+    return rates.getOrDefault(pod, List.of()).stream()
+        .filter(r -> r.at() > from && r.at() <= to)
+        .mapToDouble(Rate::perSecond)
+        .average();
   }
 
   /** The latest block the voter reported, for the live screen. */

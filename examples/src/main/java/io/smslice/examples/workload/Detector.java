@@ -11,7 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A latency-critical detector: one frame every period, each a short chain of kernels (stage the
  * frame, copy it, compute, read the answer back), timed from submit to answer against a deadline.
- * Its slice is its own, so a batch job on the rest of the GPU must not move its p99.
+ * Its slice is its own, so a batch job on the rest of the GPU must not move its p99. With {@code
+ * --layers=N} the compute is N kernels one after another, as a network's layers are.
  */
 final class Detector implements Workload {
   @Override
@@ -19,6 +20,7 @@ final class Detector implements Workload {
     long periodNanos = context.longOption("period-us", "PERIOD_US", 5_000) * 1_000;
     int n = (int) context.longOption("elements", "ELEMENTS", 1 << 16);
     long spinCycles = context.longOption("spin-cycles", "SPIN_CYCLES", 100_000);
+    long layers = Math.max(1, context.longOption("layers", "LAYERS", 1));
     context.stats().deadline(context.longOption("deadline-us", "DEADLINE_US", 2_000) * 1_000);
     try (GpuSession gpu = GpuSession.open(context);
         Arena arena = Arena.ofConfined()) {
@@ -39,7 +41,9 @@ final class Detector implements Workload {
         gpu.client.launch(fill, gpu.stream, blocks, 256, Arg.buffer(frame), Arg.i32(f), Arg.i32(n));
         gpu.client.launch(
             copy, gpu.stream, blocks, 256, Arg.buffer(frame), Arg.buffer(features), Arg.i32(n));
-        gpu.client.launch(spin, gpu.stream, sms, 32, Arg.i64(spinCycles));
+        for (long layer = 0; layer < layers; layer++) {
+          gpu.client.launch(spin, gpu.stream, sms, 32, Arg.i64(spinCycles));
+        }
         gpu.client.launch(
             load, gpu.stream, 1, 1, Arg.buffer(features, 4L * (n - 1)), Arg.buffer(answer));
         gpu.client.read(gpu.stream, answer, 0, host);

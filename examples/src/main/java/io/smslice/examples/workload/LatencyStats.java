@@ -79,6 +79,19 @@ public final class LatencyStats {
             percentile(host, 0.99)));
   }
 
+  /** The wall-clock p99 of the launches after the first {@code launches} (as below). */
+  public synchronized long p99Since(long launches) {
+    return percentile(wall.sortedLast(count - launches), 0.99);
+  }
+
+  /**
+   * The modelled p99 of the frames after the first {@code modelledLaunches} (of the most recent
+   * window of them at most): one phase's tail, not the mix of two.
+   */
+  public synchronized long modelledP99Since(long modelledLaunches) {
+    return percentile(modelled.sortedLast(modelledCount - modelledLaunches), 0.99);
+  }
+
   private static long percentile(long[] sorted, double p) {
     if (sorted.length == 0) {
       return 0;
@@ -99,7 +112,16 @@ public final class LatencyStats {
     }
 
     long[] sorted() {
-      long[] copy = Arrays.copyOf(values, filled);
+      return sortedLast(filled);
+    }
+
+    /** The last {@code n} values added (of those still held), sorted. */
+    long[] sortedLast(long n) {
+      int count = (int) Math.max(0, Math.min(n, filled));
+      long[] copy = new long[count];
+      for (int i = 0; i < count; i++) {
+        copy[i] = values[Math.floorMod(next - 1 - i, WINDOW)];
+      }
       Arrays.sort(copy);
       return copy;
     }

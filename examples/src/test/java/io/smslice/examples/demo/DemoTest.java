@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * that every example ran in it: claims Bound (the MIG tenant on the simulated MIG GPU too), every
  * claimed pod released by the operator (bound by the demo's stand-in scheduler) and allocated
  * through the device plugin, every workload's launches completed through the agent, and the live
- * resize reaching Bound with 32 SMs that the trainer's own kernels then see.
+ * resize reaching Bound with 32 SMs that the trainer's own kernels then see, and the interference
+ * guard shortening the guarded inference's modelled tail beside its best-effort neighbour.
  */
 class DemoTest {
   private static final Path REPOSITORY = Path.of("").toAbsolutePath().getParent();
@@ -35,7 +36,7 @@ class DemoTest {
         .exists();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-      report = new Demo(new DemoOptions(24, true, REPOSITORY, "simulated"), out).execute();
+      report = new Demo(new DemoOptions(30, true, REPOSITORY, "simulated"), out).execute();
     } finally {
       output = bytes.toString(StandardCharsets.UTF_8);
       Files.writeString(Path.of("target/demo-test-output.txt"), output);
@@ -61,7 +62,7 @@ class DemoTest {
 
   @Test
   void theSimulatedGpuRunsAPhaseWithoutSlicingAndReportsEachPhasesDeadlines() {
-    assertThat(output).contains("WHAT IF: slicing turned OFF");
+    assertThat(output).contains("WHAT IF: slicing (and the guard) turned OFF");
     for (String pod : List.of("detector", "model-a", "model-b", "model-c")) {
       assertThat(report.deadlines().lines())
           .as(pod)
@@ -75,7 +76,7 @@ class DemoTest {
   void inModelledGpuTimeTheEnsembleAndDetectorMeetTheirDeadlinesWithSlicingAndMissThemWithout() {
     assertThat(report.deadlines().modelled())
         .extracting(DeadlinePhases.MissRates::pod)
-        .containsExactlyInAnyOrder("detector", "model-a", "model-b", "model-c");
+        .containsExactlyInAnyOrder("detector", "model-a", "model-b", "model-c", "inference");
     for (DeadlinePhases.MissRates rates : report.deadlines().modelled()) {
       assertThat(rates.withSlicing()).as(rates.pod() + " with slicing").isLessThan(0.01);
       assertThat(rates.withoutSlicing()).as(rates.pod() + " without slicing").isGreaterThan(0.01);
@@ -83,7 +84,7 @@ class DemoTest {
     // The wall clock is reported beside it, with what the host added, never folded into it.
     assertThat(report.deadlines().lines())
         .filteredOn(line -> !line.contains("voter"))
-        .hasSize(4)
+        .hasSize(5)
         .allSatisfy(
             line ->
                 assertThat(line)
@@ -96,7 +97,15 @@ class DemoTest {
   void everyClaimIsBound() {
     assertThat(report.claimSteps().keySet())
         .containsExactlyInAnyOrder(
-            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "inference",
+            "neighbour",
+            "trainer",
+            "untrusted-tenant");
     report
         .claimSteps()
         .forEach(
@@ -108,7 +117,15 @@ class DemoTest {
   void everyClaimedPodIsBoundToTheNodeAndAllocated() {
     for (String pod :
         List.of(
-            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant")) {
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "inference",
+            "neighbour",
+            "trainer",
+            "untrusted-tenant")) {
       assertThat(report.podNodes().get(pod)).as(pod).isEqualTo(Demo.NODE);
       assertThat(report.allocations()).as(pod).containsKey(Demo.NAMESPACE + "/" + pod);
     }
@@ -121,12 +138,22 @@ class DemoTest {
   @Test
   void everyWorkloadCompletedLaunchesOnItsSlice() {
     for (String pod :
-        List.of("detector", "batch", "model-a", "model-b", "model-c", "trainer", "voter")) {
+        List.of(
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "inference",
+            "neighbour",
+            "trainer",
+            "voter")) {
       assertThat(report.workloads().get(pod).launches()).as(pod).isPositive();
     }
     assertThat(report.workloads().get("detector").smsSeen()).isEqualTo(16);
     assertThat(report.workloads().get("model-b").smsSeen()).isEqualTo(16);
     assertThat(report.workloads().get("batch").smsSeen()).isEqualTo(104);
+    assertThat(report.workloads().get("neighbour").smsSeen()).isEqualTo(116);
   }
 
   @Test
@@ -139,5 +166,21 @@ class DemoTest {
     LatencyStats.Snapshot trainer = report.workloads().get("trainer");
     assertThat(trainer.launches()).isGreaterThan(report.launchesBeforeResize());
     assertThat(trainer.smsSeen()).as("SMs the trainer's record_smid kernel reached").isEqualTo(32);
+  }
+
+  @Test
+  void theGuardShortensTheGuardedInferencesModelledTailAndItsNeighbourStillRuns() {
+    assertThat(output).contains("GUARD ON");
+    GuardPhases.Tail off = report.guard().off().get(GuardPhases.GUARDED);
+    GuardPhases.Tail on = report.guard().on().get(GuardPhases.GUARDED);
+    assertThat(off.frames()).isPositive();
+    assertThat(on.frames()).isPositive();
+    assertThat(on.p99()).isLessThanOrEqualTo((long) (GuardPhases.BETTER * off.p99()));
+    assertThat(on.misses()).isZero();
+    GuardPhases.Tail neighbourOn = report.guard().on().get(GuardPhases.NEIGHBOUR);
+    assertThat(neighbourOn.perSecond()).isPositive();
+    assertThat(report.guard().lines())
+        .anySatisfy(line -> assertThat(line).startsWith("guard, inference (LatencyCritical)"))
+        .anySatisfy(line -> assertThat(line).startsWith("guard, neighbour (BestEffort)"));
   }
 }

@@ -67,4 +67,19 @@ class LatencyStatsTest {
     assertThat(s.modelled().hostAddedP50()).isEqualTo(400_000);
     assertThat(s.modelled().hostAddedP99()).isEqualTo(2_900_000);
   }
+
+  @Test
+  void aPhasesModelledTailCountsOnlyItsOwnFrames() {
+    LatencyStats stats = new LatencyStats();
+    for (int i = 0; i < 500; i++) {
+      stats.record(2_000_000, 1_500_000);
+    }
+    long atSwitch = stats.snapshot().modelled().launches();
+    for (int i = 1; i <= 100; i++) {
+      stats.record(2_000_000, i * 10_000L);
+    }
+    assertThat(stats.modelledP99Since(atSwitch)).isEqualTo(990_000);
+    assertThat(stats.modelledP99Since(0)).isEqualTo(1_500_000);
+    assertThat(stats.modelledP99Since(stats.snapshot().modelled().launches())).isZero();
+  }
 }

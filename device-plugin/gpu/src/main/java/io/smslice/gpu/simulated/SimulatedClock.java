@@ -11,12 +11,15 @@ import java.util.concurrent.locks.LockSupport;
  * at most a quarter of a millisecond is spun). A green context books only its own SMs, so slices
  * never delay each other; unpartitioned, every kernel books every SM, so one context's long kernel
  * delays everyone's. Memory-bound kernels also slow by the bandwidth that memory-bound kernels of
- * other contexts use at the same time, which SM partitioning does not isolate.
+ * other contexts use at the same time, which SM partitioning does not isolate, and compute-bound
+ * kernels slow by the GPU's power cap while compute-bound kernels fill most of its SMs.
  *
  * <p>Calibrated from the H200 GPU machine: kernel speed from
  * device-plugin/agent/verify/results/2026-11-30-h200-baselines.md, memory bandwidth and its
  * interference from the project's bandwidth measurement there (16-SM victim beside 24/64/116-SM HBM
- * hogs; docs/demo.md gives the numbers). Each constant says which number it comes from.
+ * hogs; docs/demo.md gives the numbers), the power cap from the interference-guard runs
+ * (device-plugin/interposer/verify/results/README.md). Each constant says which number it comes
+ * from.
  */
 final class SimulatedClock {
   /** 250,000 clock64 cycles of the baselines' 16-SM victim took 134.7 us (p50, alone). */
@@ -40,6 +43,18 @@ final class SimulatedClock {
 
   private static final double[] HOG_SLOWDOWN = {1.0, 1.54, 2.69, 3.6};
 
+  /**
+   * A 116-SM bf16 GEMM neighbour held the H200 at its 700 W cap and every SM's clock fell from 1980
+   * to about 1500 MHz (1470-1560 in guard run 1); a 16-SM victim alone ran at 1980 MHz. So a
+   * compute-bound kernel that starts while compute-bound kernels (its own included) occupy at least
+   * this share of the GPU's SMs runs 1980/1500 longer; fewer SMs were not measured and are taken to
+   * stay under the cap. Memory-bound kernels keep their speed: the memory clock stayed at 3201 MHz
+   * at the cap.
+   */
+  static final double POWER_CAP_SHARE = 116 / 132.0;
+
+  static final double CAPPED_SLOWDOWN = 1980 / 1500.0;
+
   /** Resident blocks per SM (Hopper limits; registers and shared memory are not modelled). */
   static final int THREADS_PER_SM = 2048;
 
@@ -53,10 +68,13 @@ final class SimulatedClock {
 
   private final long[] freeAt;
   private final List<Booking> memoryBound = new ArrayList<>();
+  private final List<Booking> computeBound = new ArrayList<>();
+  private final int capSms;
   private volatile boolean partitioned = true;
 
   SimulatedClock(int sms) {
     this.freeAt = new long[sms];
+    this.capSms = (int) Math.round(sms * POWER_CAP_SHARE);
   }
 
   /** The work of one kernel: clock cycles per wave of blocks, or bytes it moves through HBM. */
@@ -100,6 +118,9 @@ final class SimulatedClock {
       if (work.memoryBound()) {
         memoryBound.removeIf(b -> b.end() <= now);
         memoryBound.add(new Booking(context, lanes.length, start, end));
+      } else {
+        computeBound.removeIf(b -> b.end() <= now);
+        computeBound.add(new Booking(context, busySms(work, lanes.length), start, end));
       }
     }
     sleepUntil(end);
@@ -123,6 +144,9 @@ final class SimulatedClock {
               1, Math.min(BLOCKS_PER_SM, THREADS_PER_SM / Math.max(1L, work.threadsPerBlock())));
       long waves = Math.max(1, ceilDiv(work.blocks(), sms * resident));
       nanos = (double) waves * work.cyclesPerWave() / CYCLES_PER_NANO;
+      if (busySms(work, sms) + computeSmsAt(start) >= capSms) {
+        nanos *= CAPPED_SLOWDOWN;
+      }
     }
     return (long) Math.min(MAX_KERNEL_NANOS, Math.max(0, nanos));
   }
@@ -132,6 +156,22 @@ final class SimulatedClock {
     int sms = 0;
     for (Booking b : memoryBound) {
       if (b.context() != context && b.start() <= start && b.end() > start) {
+        sms += b.sms();
+      }
+    }
+    return sms;
+  }
+
+  /** The SMs a compute-bound kernel's blocks occupy: a kernel of fewer blocks leaves SMs idle. */
+  private static int busySms(Work work, int sms) {
+    return (int) Math.min(sms, Math.max(1, work.blocks()));
+  }
+
+  /** SMs of compute-bound kernels (any context's) running at {@code start}. */
+  private int computeSmsAt(long start) {
+    int sms = 0;
+    for (Booking b : computeBound) {
+      if (b.start() <= start && b.end() > start) {
         sms += b.sms();
       }
     }

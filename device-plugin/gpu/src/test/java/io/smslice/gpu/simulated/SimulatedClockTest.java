@@ -61,6 +61,45 @@ class SimulatedClockTest {
   }
 
   @Test
+  void computeBoundKernelsSlowByThePowerCapWhileComputeFillsMostOfTheGpu() throws Exception {
+    SimulatedClock.Work spin = new SimulatedClock.Work(16, 256, 250_000, 0);
+    SimulatedClock.Work read = new SimulatedClock.Work(0, 1, 0, 64L << 20);
+    long spinAlone = new SimulatedClock(132).run(new Object(), VICTIM, spin);
+    long readAlone = new SimulatedClock(132).run(new Object(), VICTIM, read);
+    // 100 + 16 = 116 SMs of compute reach the cap (the measured 116-SM GEMM neighbour); 96 + 16
+    // not.
+    for (int[] point : new int[][] {{100, 132}, {96, 100}, {0, 100}}) {
+      SimulatedClock gpu = new SimulatedClock(132);
+      Thread hogging = null;
+      if (point[0] > 0) {
+        SimulatedClock.Work hog = new SimulatedClock.Work(8L * point[0], 256, 1L << 40, 0);
+        hogging = Thread.ofPlatform().start(() -> gpu.run(new Object(), hogOf(point[0]), hog));
+        Thread.sleep(20);
+      }
+      assertThat((double) gpu.run(new Object(), VICTIM, spin) / spinAlone)
+          .as("spin beside " + point[0] + " SMs of compute")
+          .isCloseTo(point[1] / 100.0, within(0.02));
+      assertThat((double) gpu.run(new Object(), VICTIM, read) / readAlone)
+          .as("the memory clock is not capped")
+          .isCloseTo(1.0, within(0.02));
+      if (hogging != null) {
+        hogging.interrupt();
+        hogging.join();
+      }
+    }
+  }
+
+  @Test
+  void aKernelOfFewBlocksCountsOnlyTheSmsItsBlocksOccupy() {
+    SimulatedClock gpu = new SimulatedClock(132);
+    int[] all = IntStream.range(0, 132).toArray();
+    SimulatedClock.Work few = new SimulatedClock.Work(16, 32, 250_000, 0);
+    SimulatedClock.Work full = new SimulatedClock.Work(132, 32, 250_000, 0);
+    assertThat(gpu.run(new Object(), all, few)).isCloseTo(134_700L, within(500L));
+    assertThat(gpu.run(new Object(), all, full)).isCloseTo(177_800L, within(500L));
+  }
+
+  @Test
   void aKernelShorterThanAHostWakeUpIsWaitedForWithoutSleeping() throws IOException {
     Path status = Path.of("/proc/thread-self/status");
     assumeTrue(Files.isReadable(status), "needs Linux's per-thread scheduler counts");
