@@ -48,7 +48,7 @@ public final class GpuGuard implements AutoCloseable {
       Duration maxHold, double share, Duration window, int depth, Duration inFlight) {
     public static final Settings DEFAULTS =
         new Settings(
-            Duration.ofMillis(10), 0.5, Duration.ofMillis(100), 16, Duration.ofNanos(250_000));
+            Duration.ofMillis(10), 0.5, Duration.ofMillis(100), 16, Duration.ofNanos(500_000));
 
     public Settings {
       if (maxHold.isNegative() || maxHold.isZero() || window.isNegative() || window.isZero()) {
