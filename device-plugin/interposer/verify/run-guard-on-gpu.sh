@@ -16,7 +16,7 @@
 # off/on rounds of phases per neighbour, 2), DEPTH (best-effort launches in flight at most, 512),
 # INFLIGHT_MS (their estimated GPU time in flight at most, 0.5; 0: the depth alone), SWEEP (in-flight
 # bounds, ms, each a guarded phase of every round, default INFLIGHT_MS), MAX_HOLD_MS (10), SHARE
-# (0.5), WINDOW_MS (100), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
+# (0.5), WINDOW_MS (100), HOLD_ON (how best-effort tenants hold: thread or stream, thread), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
 # (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540), NALONE_S (seconds the neighbour
 # runs alone in each guard state before the victim starts, 5),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
@@ -35,7 +35,7 @@ log=$out/run.log
 FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
 PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-512} INFLIGHT_MS=${INFLIGHT_MS:-0.5} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
 WINDOW_MS=${WINDOW_MS:-100} SWEEP=${SWEEP:-$INFLIGHT_MS} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
-NALONE_S=${NALONE_S:-5}
+NALONE_S=${NALONE_S:-5} HOLD_ON=${HOLD_ON:-thread}
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 note() { echo "$*" | tee -a "$md"; }
@@ -50,7 +50,7 @@ gtool() { "$jre/bin/java" -cp "$bundle/agent/*" io.smslice.agent.verify.GuardFil
   echo "# The interference guard on the H200 GPU machine"
   echo
   echo "Command: \`device-plugin/interposer/verify/run-guard-on-gpu.sh \"$parts\"\` (bundle from prepare-gpu-run.sh)  "
-  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH INFLIGHT_MS=$INFLIGHT_MS SWEEP=\"$SWEEP\" MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS  "
+  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH INFLIGHT_MS=$INFLIGHT_MS SWEEP=\"$SWEEP\" MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS HOLD_ON=$HOLD_ON  "
   echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  "
   echo "Commit measured: $(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)  "
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,mig.mode.current,compute_mode,power.limit --format=csv,noheader)  "
@@ -74,7 +74,7 @@ start_node() {
 stop_node() { touch "$work/agent/stop"; wait $node_pid; }
 
 guard=/dev/shm/smslice-guard-verify
-gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" "$INFLIGHT_MS" >>"$log" 2>&1 || note "GuardFileTool create failed"
+gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" "$INFLIGHT_MS" "$HOLD_ON" >>"$log" 2>&1 || note "GuardFileTool create failed"
 
 # claim|none, priority|-, command...: an unmodified program as a tenant of the claim; with a
 # priority it gets the guard's two variables, as the node's Allocate gives them.

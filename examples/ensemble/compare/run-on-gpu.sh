@@ -8,7 +8,7 @@
 #               and its claim's environment. The guarded ones (green-guard, green-copy-guard) also
 #               get a guard file made by the agent's code, turned on, with the node config's
 #               transparent.guard defaults unless GUARD_LIMITS says "hold-ms share window-ms depth
-#               in-flight-ms".
+#               in-flight-ms thread|stream".
 #   size        each model alone in slices of $SIZE_GROUPS (claims the agent serves, the model
 #               under the interposer) and on the whole GPU; then size_slice.py's report.
 #               SIZE_TOOL=examples/sizing/size_model.py SIZE_MODELS=<specs> sizes other models
@@ -67,7 +67,7 @@ for stage in "$@"; do
       guard=/dev/shm/smslice-compare-guard
       # shellcheck disable=SC2086 # the limits are five words
       "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool create \
-        "$guard" ${GUARD_LIMITS:-10 0.5 100 16 0.5} >> "$out/agent.log" 2>&1
+        "$guard" ${GUARD_LIMITS:-10 0.5 100 16 0.5 thread} >> "$out/agent.log" 2>&1
       "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool enable \
         "$guard" 1 >> "$out/agent.log" 2>&1
       rc=0

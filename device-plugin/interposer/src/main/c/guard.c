@@ -551,10 +551,16 @@ static int mark_of(CUstream s) {
   return m;
 }
 
-/* Best-effort: at its first launch, whether it holds on the GPU: a word of mapped host memory (in
- * the launch's context, usable from all), a first wait on the launch's stream to show that the
- * driver queues them, and a gate thread. Else its launching threads are held. Caller holds lock. */
+/* Best-effort: at its first launch, whether it holds on the GPU: where the file allows it, a word
+ * of mapped host memory (in the launch's context, usable from all), a first wait on the launch's
+ * stream to show that the driver queues them, and a gate thread. Else its launching threads are
+ * held. Caller holds lock. */
 static void choose_hold_mode(CUstream stream, int per_thread) {
+  hold_mode = GUARD_HOLD_THREAD;
+  if (LOAD(AT(file, GUARD_BE_HOLD_OFFSET, int32_t)) != GUARD_HOLD_STREAM) {
+    if (own_slot()) STORE(AT(slot, GUARD_SLOT_HOLD_MODE, int32_t), hold_mode);
+    return;
+  }
   void *word = NULL;
   CUresult r = CALL(cuMemHostAlloc_fn, "cuMemHostAlloc", &word, 64,
                     HOST_ALLOC_PORTABLE | HOST_ALLOC_DEVICEMAP);
@@ -565,7 +571,6 @@ static void choose_hold_mode(CUstream stream, int per_thread) {
   if (gate != NULL) STORE(gate, 1u);
   CUstream s = wait_stream(stream, per_thread);
   if (r == CUDA_SUCCESS) r = queue_gate_wait(s);
-  hold_mode = GUARD_HOLD_THREAD;
   if (r != CUDA_SUCCESS)
     smslice_debug("interference guard: no stream waits (%d); holding launches on the thread",
                   (int)r);

@@ -20,6 +20,7 @@
 #define GUARD_RELEASES_OFFSET 40        /* int, a futex: bumped when such a slot goes idle */
 #define GUARD_STARTS_OFFSET 44          /* int, a futex: bumped when such a slot goes busy */
 #define GUARD_BE_INFLIGHT_NANOS_OFFSET 48 /* long: best-effort GPU time in flight at most, 0 none */
+#define GUARD_BE_HOLD_OFFSET 56         /* int: GUARD_HOLD_STREAM: best-effort may hold on the GPU */
 
 /* Slots: one per tenant process, taken by write-locking the slot's bytes (fcntl, for the owner's
  * life: the kernel drops the lock when it dies) and then a compare-and-set of OWNER. A slot with
@@ -47,8 +48,8 @@
 #define GUARD_ROLE_BEST_EFFORT 2
 
 /* How a best-effort process holds: its streams wait on the GPU for a word its gate thread closes
- * (STREAM), or its launching threads wait on the host (THREAD, where the driver has no stream
- * memory operations). */
+ * (STREAM: where the header's BE_HOLD says so and the driver has stream waits), or its launching
+ * threads wait on the host (THREAD). */
 #define GUARD_HOLD_STREAM 1
 #define GUARD_HOLD_THREAD 2
 

@@ -53,6 +53,12 @@ public final class GuardLayout {
    */
   public static final long BE_INFLIGHT_NANOS_OFFSET = 48;
 
+  /**
+   * Int: {@link #HOLD_STREAM} when best-effort tenants may hold their streams on the GPU (where the
+   * driver has stream waits); anything else, their launching threads.
+   */
+  public static final long BE_HOLD_OFFSET = 56;
+
   /** The most best-effort launches a tenant keeps in flight, whatever the depth says. */
   public static final int MAX_DEPTH = 1024;
 
@@ -112,7 +118,7 @@ public final class GuardLayout {
    */
   public static final int HOLD_STREAM = 1;
 
-  /** Its launching threads wait (a driver without stream memory operations). */
+  /** Its launching threads wait (the default, or a driver without stream memory operations). */
   public static final int HOLD_THREAD = 2;
 
   public static final long FILE_BYTES = SLOTS_OFFSET + (long) SLOTS * SLOT_BYTES;

@@ -42,6 +42,12 @@ final class GuardFile implements AutoCloseable {
     enable(true);
   }
 
+  /** Lets best-effort tenants hold their streams on the GPU, as holdOn: stream does. */
+  GuardFile holdingStreams() {
+    putInt(GuardLayout.BE_HOLD_OFFSET, GuardLayout.HOLD_STREAM);
+    return this;
+  }
+
   void enable(boolean on) {
     putInt(GuardLayout.ENABLED_OFFSET, on ? 1 : 0);
   }

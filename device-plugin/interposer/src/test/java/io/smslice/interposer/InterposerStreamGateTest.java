@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The interference guard holding best-effort streams on the GPU: against the fake driver, which has
- * stream waits and runs a front end that lets each pass only while its word is open, a best-effort
- * process queues a wait ahead of every bound's worth of launches and its gate thread closes the
- * word while latency-critical work is in flight. Its launches never wait; its kernels do, as the
- * fake's timeline shows.
+ * The interference guard holding best-effort streams on the GPU (holdOn: stream in the file's
+ * header): against the fake driver, which has stream waits and runs a front end that lets each pass
+ * only while its word is open, a best-effort process queues a wait ahead of every bound's worth of
+ * launches and its gate thread closes the word while latency-critical work is in flight. Its
+ * launches never wait; its kernels do, as the fake's timeline shows.
  */
 class InterposerStreamGateTest {
   private static final long MS = 1_000_000;
@@ -64,7 +64,8 @@ class InterposerStreamGateTest {
   @Test
   void bestEffortKernelsWaitOnTheGpuWhileCriticalWorkIsInFlightAndTheLaunchesDoNot()
       throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4)) {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4).holdingStreams()) {
       GuardTenant critical = tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
       await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -94,7 +95,8 @@ class InterposerStreamGateTest {
 
   @Test
   void theGateClosesOnAQueueAlreadyOnTheGpuAfterAtMostOneBoundOfIt() throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2).holdingStreams()) {
       // Forty 20 ms kernels queued at once (800 ms of work), a wait ahead of every second one.
       GuardTenant bestEffort = tenant(guard, "BestEffort", 40, 20_000, 0);
       await(() -> guard.slotOf(GuardLayout.ROLE_BEST_EFFORT) >= 0, "the best-effort slot");
@@ -124,7 +126,8 @@ class InterposerStreamGateTest {
 
   @Test
   void theGateOpensAtTheCapAndAStuckCriticalSlotIsNotWaitedForAgain() throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 1)) {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 1).holdingStreams()) {
       guard.markCriticalBusy(5);
       long marked = System.nanoTime();
 
@@ -141,7 +144,8 @@ class InterposerStreamGateTest {
 
   @Test
   void aCriticalProcessKilledWithWorkInFlightHoldsTheGateAtMostTheCap() throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 1)) {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 1).holdingStreams()) {
       GuardTenant critical = tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
       await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -160,7 +164,8 @@ class InterposerStreamGateTest {
 
   @Test
   void theShareCapBoundsHowLongTheGateIsClosedInEachWindow() throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 60_000, 200, 250, 4)) {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 60_000, 200, 250, 4).holdingStreams()) {
       guard.markCriticalBusy(0);
       Thread renew =
           Thread.ofVirtual()
@@ -194,7 +199,8 @@ class InterposerStreamGateTest {
 
   @Test
   void bestEffortProcessesNeverHoldEachOther() throws Exception {
-    try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2).holdingStreams()) {
       GuardTenant a = tenant(guard, "BestEffort", 50, 2_000, 0);
       GuardTenant b = tenant(guard, "BestEffort", 50, 2_000, 0);
 
@@ -211,8 +217,25 @@ class InterposerStreamGateTest {
   }
 
   @Test
-  void aDriverWithoutStreamWaitsHoldsTheLaunchingThreadInstead() throws Exception {
+  void aFileThatDoesNotAllowStreamHoldsKeepsHoldingTheLaunchingThread() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
+      guard.markCriticalBusy(5);
+      long marked = System.nanoTime();
+
+      GuardTenant bestEffort = tenant(guard, "BestEffort", 1, 10, 0);
+      List<long[]> launches = bestEffort.launches();
+
+      assertThat(launches.getFirst()[3] - marked).isBetween(300 * MS, 1_300 * MS);
+      assertThat(bestEffort.streamWaits()).isZero();
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLD_MODE)).isEqualTo(GuardLayout.HOLD_THREAD);
+    }
+  }
+
+  @Test
+  void aDriverWithoutStreamWaitsHoldsTheLaunchingThreadInstead() throws Exception {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4).holdingStreams()) {
       guard.markCriticalBusy(5);
       long marked = System.nanoTime();
 

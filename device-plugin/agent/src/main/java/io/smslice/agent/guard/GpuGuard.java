@@ -43,12 +43,29 @@ public final class GpuGuard implements AutoCloseable {
    * @param depth a best-effort tenant's launches in flight at most
    * @param inFlight the estimated GPU time a best-effort tenant keeps in flight at most (its
    *     launches times its measured time per launch), within {@code depth}; zero: the depth alone
+   * @param holdOn how best-effort tenants of the interposer hold: their launching threads, or their
+   *     streams on the GPU (where the driver has stream waits)
    */
   public record Settings(
-      Duration maxHold, double share, Duration window, int depth, Duration inFlight) {
+      Duration maxHold,
+      double share,
+      Duration window,
+      int depth,
+      Duration inFlight,
+      HoldOn holdOn) {
     public static final Settings DEFAULTS =
         new Settings(
-            Duration.ofMillis(10), 0.5, Duration.ofMillis(100), 16, Duration.ofNanos(500_000));
+            Duration.ofMillis(10),
+            0.5,
+            Duration.ofMillis(100),
+            16,
+            Duration.ofNanos(500_000),
+            HoldOn.THREAD);
+
+    /** Holding on the launching thread. */
+    public Settings(Duration maxHold, double share, Duration window, int depth, Duration inFlight) {
+      this(maxHold, share, window, depth, inFlight, HoldOn.THREAD);
+    }
 
     public Settings {
       if (maxHold.isNegative() || maxHold.isZero() || window.isNegative() || window.isZero()) {
@@ -62,6 +79,7 @@ public final class GpuGuard implements AutoCloseable {
       if (inFlight.isNegative()) {
         throw new IllegalArgumentException("the guard's in-flight time must not be negative");
       }
+      java.util.Objects.requireNonNull(holdOn, "holdOn");
     }
   }
 
@@ -118,6 +136,9 @@ public final class GpuGuard implements AutoCloseable {
     guard.putInt(GuardLayout.SHARE_PERMILLE_OFFSET, (int) Math.round(settings.share() * 1000));
     guard.putInt(GuardLayout.BE_DEPTH_OFFSET, settings.depth());
     guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, settings.inFlight().toNanos());
+    guard.putInt(
+        GuardLayout.BE_HOLD_OFFSET,
+        settings.holdOn() == HoldOn.STREAM ? GuardLayout.HOLD_STREAM : GuardLayout.HOLD_THREAD);
     guard.putInt(GuardLayout.VERSION_OFFSET, GuardLayout.VERSION);
     guard.putInt(GuardLayout.MAGIC_OFFSET, GuardLayout.MAGIC);
     guard.close();

@@ -1,18 +1,20 @@
 package io.smslice.agent.verify;
 
 import io.smslice.agent.guard.GpuGuard;
+import io.smslice.agent.guard.HoldOn;
 import io.smslice.protocol.GuardLayout;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The agent's side of a GPU's guard file, by hand, for the guard's GPU measurement
  * (device-plugin/interposer/verify/run-guard-on-gpu.sh), which turns the guard on and off between
  * phases of the same processes as the node would when claims come and go.
  *
- * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth> [<in-flight ms>]},
- * {@code limits <file> <in-flight ms>}, {@code enable <file> 0|1}, {@code report <file>} (one line
- * per taken slot).
+ * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth> [<in-flight ms>
+ * [thread|stream]]}, {@code limits <file> <in-flight ms>}, {@code enable <file> 0|1}, {@code report
+ * <file>} (one line per taken slot).
  */
 public final class GuardFileTool {
   private GuardFileTool() {}
@@ -31,7 +33,8 @@ public final class GuardFileTool {
                 Double.parseDouble(args[3]),
                 Duration.ofNanos((long) (Double.parseDouble(args[4]) * 1e6)),
                 Integer.parseInt(args[5]),
-                Duration.ofNanos(args.length > 6 ? (long) (Double.parseDouble(args[6]) * 1e6) : 0));
+                Duration.ofNanos(args.length > 6 ? (long) (Double.parseDouble(args[6]) * 1e6) : 0),
+                args.length > 7 ? HoldOn.valueOf(args[7].toUpperCase(Locale.ROOT)) : HoldOn.THREAD);
         try (GpuGuard guard = GpuGuard.create(file, settings)) {
           System.out.println("guard file " + guard.path() + " " + settings);
         }

@@ -1,6 +1,7 @@
 package io.smslice.node.config;
 
 import io.smslice.agent.guard.GpuGuard;
+import io.smslice.agent.guard.HoldOn;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import io.smslice.protocol.GuardLayout;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -137,6 +139,7 @@ final class ConfigParser {
             "windowMillis",
             "depth",
             "inFlightMicros",
+            "holdOn",
             "onlyUnderPressure",
             "memoryBusyPercent",
             "pressureHoldSeconds"));
@@ -146,7 +149,17 @@ final class ConfigParser {
         Duration.ofMillis(guardInt(tree, "windowMillis", d.window().toMillis(), 1, 60_000)),
         (int) guardInt(tree, "depth", d.depth(), 1, GuardLayout.MAX_DEPTH),
         Duration.ofNanos(
-            1000 * guardInt(tree, "inFlightMicros", d.inFlight().toNanos() / 1000, 0, 1_000_000)));
+            1000 * guardInt(tree, "inFlightMicros", d.inFlight().toNanos() / 1000, 0, 1_000_000)),
+        holdOn(tree.getOrDefault("holdOn", d.holdOn().name().toLowerCase(Locale.ROOT))));
+  }
+
+  private HoldOn holdOn(Object value) {
+    for (HoldOn h : HoldOn.values()) {
+      if (h.name().toLowerCase(Locale.ROOT).equals(value)) {
+        return h;
+      }
+    }
+    throw fail("transparent.guard.holdOn", "is " + value, "use thread or stream");
   }
 
   /** Whether the guard waits for NVML to show pressure; its keys sit beside the limits. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.smslice.agent.guard.GpuGuard;
+import io.smslice.agent.guard.HoldOn;
 import io.smslice.api.v1alpha1.node.GpuMode;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -95,6 +96,16 @@ class TransparentConfigTest {
     assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {share: 0.2}}\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("transparent.guard.share is not a known setting");
+    assertThat(
+            load("version: v1\ntransparent: {guard: {holdOn: stream}}\n")
+                .transparent()
+                .guard()
+                .holdOn())
+        .isEqualTo(HoldOn.STREAM);
+    assertThat(GpuGuard.Settings.DEFAULTS.holdOn()).isEqualTo(HoldOn.THREAD);
+    assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {holdOn: gpu}}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("transparent.guard.holdOn is gpu: use thread or stream");
   }
 
   @Test
