@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.smslice.protocol.GuardLayout;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,72 +22,36 @@ class InterposerGuardTest {
   private static final long MS = 1_000_000;
 
   @TempDir Path dir;
-  private FakeAgent agent;
-  private final List<Process> started = new ArrayList<>();
+  private GuardTenants tenants;
 
   @BeforeEach
   void startAgent() throws Exception {
-    agent =
-        new FakeAgent(
-            dir.resolve("agent.sock"),
-            a -> FakeAgent.ok(InterposerConfinementTest.GPU, 8, 16, new int[] {2, 3}, 16));
+    tenants = new GuardTenants(dir);
   }
 
   @AfterEach
   void stop() {
-    started.forEach(Process::destroyForcibly);
-    agent.close();
+    tenants.close();
   }
 
-  /** A tenant on a driver without stream waits: best-effort launches are held on the thread. */
-  private final class Tenant {
-    final Process process;
-    private final GuardTenant tenant;
-    final List<String> lines;
-
-    Tenant(GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
-        throws IOException {
-      this(guard, priority, count, kernelMicros, gapMicros, false, 1);
-    }
-
-    Tenant(
-        GuardFile guard,
-        String priority,
-        int count,
-        long kernelMicros,
-        long gapMicros,
-        boolean fromTenantFile,
-        int threads)
-        throws IOException {
-      tenant =
-          new GuardTenant(
-              dir,
-              GuardTenant.Driver.NO_STREAM_WAITS,
-              guard,
-              priority,
-              count,
-              kernelMicros,
-              gapMicros,
-              fromTenantFile,
-              threads);
-      process = tenant.process;
-      lines = tenant.lines;
-      started.add(process);
-    }
-
-    List<long[]> launches() throws Exception {
-      return tenant.launches();
-    }
-
-    long events() throws Exception {
-      return tenant.events();
-    }
+  private GuardTenant tenant(
+      GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
+      throws IOException {
+    return tenants.start(
+        GuardTenant.Driver.NO_STREAM_WAITS,
+        guard,
+        priority,
+        count,
+        kernelMicros,
+        gapMicros,
+        false,
+        1);
   }
 
   @Test
   void aBestEffortLaunchWaitsWhileCriticalWorkIsInFlightAndGoesOnWhenItEnds() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4)) {
-      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
+      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
       GuardTenant.await(
           () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -97,7 +60,7 @@ class InterposerGuardTest {
       assertThat(guard.slotClaim(lc)).isEqualTo(ProgramRun.CLAIM);
       assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isEqualTo(1);
 
-      List<long[]> held = new Tenant(guard, "BestEffort", 1, 10, 0).launches();
+      List<long[]> held = tenant(guard, "BestEffort", 1, 10, 0).launches();
 
       GuardTenant.await(
           () -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) == 0, "the critical release");
@@ -121,7 +84,10 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
       guard.markCriticalBusy(5);
 
-      List<long[]> launches = new Tenant(guard, "BestEffort", 1, 10, 0, true, 1).launches();
+      List<long[]> launches =
+          tenants
+              .start(GuardTenant.Driver.NO_STREAM_WAITS, guard, "BestEffort", 1, 10, 0, true, 1)
+              .launches();
 
       assertThat(launches).hasSize(1);
       int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
@@ -137,7 +103,7 @@ class InterposerGuardTest {
       guard.markCriticalBusy(5);
       long marked = System.nanoTime();
 
-      List<long[]> launches = new Tenant(guard, "BestEffort", 2, 10, 0).launches();
+      List<long[]> launches = tenant(guard, "BestEffort", 2, 10, 0).launches();
 
       // Held until the critical work had been in flight for the cap, from when it was marked.
       assertThat(launches.get(0)[3] - marked).isBetween(300 * MS, 1_300 * MS);
@@ -150,7 +116,7 @@ class InterposerGuardTest {
   @Test
   void aCriticalProcessKilledWithWorkInFlightHoldsOthersAtMostTheCap() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 4)) {
-      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
       GuardTenant.await(
           () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -159,7 +125,7 @@ class InterposerGuardTest {
       critical.process.destroyForcibly().waitFor();
       long killed = System.nanoTime();
 
-      List<long[]> launches = new Tenant(guard, "BestEffort", 3, 10, 0).launches();
+      List<long[]> launches = tenant(guard, "BestEffort", 3, 10, 0).launches();
 
       assertThat(launches.getLast()[3] - killed).isLessThan(2_000 * MS);
       assertThat(launches.get(1)[3] - launches.get(1)[2]).isLessThan(100 * MS);
@@ -170,7 +136,7 @@ class InterposerGuardTest {
   void aKilledCriticalProcessHasItsBusyMarkClearedOnceByTheNextWaitersAndCutsNoLaterHold()
       throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
-      Tenant killed = new Tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      GuardTenant killed = tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
       GuardTenant.await(
           () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int dead = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -180,8 +146,8 @@ class InterposerGuardTest {
       long at = System.nanoTime();
 
       // Two best-effort processes notice at once; only one may take the dead mark off the count.
-      Tenant a = new Tenant(guard, "BestEffort", 3, 10, 0);
-      Tenant b = new Tenant(guard, "BestEffort", 3, 10, 0);
+      GuardTenant a = tenant(guard, "BestEffort", 3, 10, 0);
+      GuardTenant b = tenant(guard, "BestEffort", 3, 10, 0);
       a.launches();
       b.launches();
       GuardTenant.await(
@@ -191,10 +157,10 @@ class InterposerGuardTest {
 
       // A live critical process's release, not the cap, now ends a hold (200 ms of work in flight,
       // within the 300 ms hold limit).
-      Tenant critical = new Tenant(guard, "LatencyCritical", 1, 200_000, 400_000);
+      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 200_000, 400_000);
       GuardTenant.await(
           () -> guard.getInt(GuardLayout.BUSY_COUNT_OFFSET) == 1, "live work in flight");
-      Tenant held = new Tenant(guard, "BestEffort", 1, 10, 0);
+      GuardTenant held = tenant(guard, "BestEffort", 1, 10, 0);
       held.launches();
       critical.launches();
       int cuts = 0;
@@ -228,7 +194,7 @@ class InterposerGuardTest {
                   });
       try {
         long start = System.nanoTime();
-        List<long[]> launches = new Tenant(guard, "BestEffort", 300, 1_000, 1_000).launches();
+        List<long[]> launches = tenant(guard, "BestEffort", 300, 1_000, 1_000).launches();
         long elapsed = System.nanoTime() - start;
 
         assertThat(launches).hasSize(300);
@@ -267,7 +233,17 @@ class InterposerGuardTest {
       try {
         long start = System.nanoTime();
         List<long[]> launches =
-            new Tenant(guard, "BestEffort", 800, 10, 1_000, false, 2).launches();
+            tenants
+                .start(
+                    GuardTenant.Driver.NO_STREAM_WAITS,
+                    guard,
+                    "BestEffort",
+                    800,
+                    10,
+                    1_000,
+                    false,
+                    2)
+                .launches();
         long elapsed = System.nanoTime() - start;
 
         assertThat(launches).hasSize(1_600);
@@ -309,8 +285,8 @@ class InterposerGuardTest {
   @Test
   void bestEffortProcessesNeverWaitForEachOther() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
-      Tenant a = new Tenant(guard, "BestEffort", 50, 2_000, 0);
-      Tenant b = new Tenant(guard, "BestEffort", 50, 2_000, 0);
+      GuardTenant a = tenant(guard, "BestEffort", 50, 2_000, 0);
+      GuardTenant b = tenant(guard, "BestEffort", 50, 2_000, 0);
 
       List<long[]> first = a.launches();
       List<long[]> second = b.launches();
@@ -327,7 +303,7 @@ class InterposerGuardTest {
   @Test
   void aBestEffortProcessKeepsAtMostTheDepthOfItsLaunchesInFlight() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
-      List<long[]> launches = new Tenant(guard, "BestEffort", 10, 50_000, 0).launches();
+      List<long[]> launches = tenant(guard, "BestEffort", 10, 50_000, 0).launches();
 
       // Launch i may start only once launch i - 2 ended: 50 ms kernels, one after another.
       long first = launches.getFirst()[2];
@@ -340,7 +316,7 @@ class InterposerGuardTest {
   @Test
   void aBestEffortProcessRecordsOneEventPerQuarterOfItsBoundAndStillKeepsToIt() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 32)) {
-      Tenant tenant = new Tenant(guard, "BestEffort", 96, 2_000, 0);
+      GuardTenant tenant = tenant(guard, "BestEffort", 96, 2_000, 0);
       List<long[]> launches = tenant.launches();
 
       // Depth 32: an event after every eighth launch, so twelve for 96 launches, not 96; and
@@ -360,7 +336,7 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
       guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 30 * MS);
 
-      List<long[]> launches = new Tenant(guard, "BestEffort", 20, 10_000, 0).launches();
+      List<long[]> launches = tenant(guard, "BestEffort", 20, 10_000, 0).launches();
 
       // 10 ms kernels in a 30 ms bound: three in flight, so launch i returns once launch i - 3
       // ended, though the depth alone (64) would let all twenty go at once.
@@ -381,7 +357,7 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
       guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 1_000 * MS);
 
-      List<long[]> launches = new Tenant(guard, "BestEffort", 40, 2_000, 0).launches();
+      List<long[]> launches = tenant(guard, "BestEffort", 40, 2_000, 0).launches();
 
       // 2 ms kernels fit 500 times in the bound: the depth (64) is what limits, so after the
       // first estimate no launch waits, and all forty are queued long before the GPU ends them.
@@ -395,9 +371,9 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 1)) {
       guard.markCriticalBusy(0);
       guard.enable(false);
-      List<long[]> off = new Tenant(guard, "BestEffort", 5, 100_000, 0).launches();
+      List<long[]> off = tenant(guard, "BestEffort", 5, 100_000, 0).launches();
       guard.enable(true);
-      List<long[]> standard = new Tenant(guard, "Standard", 5, 100_000, 0).launches();
+      List<long[]> standard = tenant(guard, "Standard", 5, 100_000, 0).launches();
 
       assertThat(off.getLast()[3] - off.getFirst()[2]).isLessThan(300 * MS);
       assertThat(standard.getLast()[3] - standard.getFirst()[2]).isLessThan(300 * MS);

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.smslice.protocol.GuardLayout;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -24,41 +23,23 @@ class InterposerStreamGateTest {
   private static final long MS = 1_000_000;
 
   @TempDir Path dir;
-  private FakeAgent agent;
-  private final List<Process> started = new ArrayList<>();
+  private GuardTenants tenants;
 
   @BeforeEach
   void startAgent() throws Exception {
-    agent =
-        new FakeAgent(
-            dir.resolve("agent.sock"),
-            a -> FakeAgent.ok(InterposerConfinementTest.GPU, 8, 16, new int[] {2, 3}, 16));
+    tenants = new GuardTenants(dir);
   }
 
   @AfterEach
   void stop() {
-    started.forEach(Process::destroyForcibly);
-    agent.close();
+    tenants.close();
   }
 
   private GuardTenant tenant(
       GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
       throws IOException {
-    return tenant(GuardTenant.Driver.STREAM_WAITS, guard, priority, count, kernelMicros, gapMicros);
-  }
-
-  private GuardTenant tenant(
-      GuardTenant.Driver driver,
-      GuardFile guard,
-      String priority,
-      int count,
-      long kernelMicros,
-      long gapMicros)
-      throws IOException {
-    GuardTenant t =
-        new GuardTenant(dir, driver, guard, priority, count, kernelMicros, gapMicros, false, 1);
-    started.add(t.process);
-    return t;
+    return tenants.start(
+        GuardTenant.Driver.STREAM_WAITS, guard, priority, count, kernelMicros, gapMicros, false, 1);
   }
 
   @Test
@@ -240,7 +221,9 @@ class InterposerStreamGateTest {
       long marked = System.nanoTime();
 
       List<long[]> launches =
-          tenant(GuardTenant.Driver.NO_STREAM_WAITS, guard, "BestEffort", 1, 10, 0).launches();
+          tenants
+              .start(GuardTenant.Driver.NO_STREAM_WAITS, guard, "BestEffort", 1, 10, 0, false, 1)
+              .launches();
 
       assertThat(launches.getFirst()[3] - marked).isBetween(300 * MS, 1_300 * MS);
       int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);

@@ -27,6 +27,28 @@ class DemoTest {
   private static DemoReport report;
   private static String output;
 
+  /** The examples' claims, each named after the pod that uses it. */
+  private static final List<String> CLAIMED_PODS =
+      List.of(
+          "detector",
+          "batch",
+          "model-a",
+          "model-b",
+          "model-c",
+          "inference",
+          "neighbour",
+          "trainer",
+          "untrusted-tenant");
+
+  /**
+   * The examples' workloads that launch kernels: the claimed pods but the MIG one, and the voter.
+   */
+  private static final List<String> WORKLOADS =
+      java.util.stream.Stream.concat(
+              CLAIMED_PODS.stream().filter(p -> !p.equals("untrusted-tenant")),
+              java.util.stream.Stream.of("voter"))
+          .toList();
+
   @BeforeAll
   @Timeout(value = 150, unit = TimeUnit.SECONDS)
   static void runDemo() throws Exception {
@@ -95,17 +117,7 @@ class DemoTest {
 
   @Test
   void everyClaimIsBound() {
-    assertThat(report.claimSteps().keySet())
-        .containsExactlyInAnyOrder(
-            "detector",
-            "batch",
-            "model-a",
-            "model-b",
-            "model-c",
-            "inference",
-            "neighbour",
-            "trainer",
-            "untrusted-tenant");
+    assertThat(report.claimSteps().keySet()).containsExactlyInAnyOrderElementsOf(CLAIMED_PODS);
     report
         .claimSteps()
         .forEach(
@@ -115,17 +127,7 @@ class DemoTest {
 
   @Test
   void everyClaimedPodIsBoundToTheNodeAndAllocated() {
-    for (String pod :
-        List.of(
-            "detector",
-            "batch",
-            "model-a",
-            "model-b",
-            "model-c",
-            "inference",
-            "neighbour",
-            "trainer",
-            "untrusted-tenant")) {
+    for (String pod : CLAIMED_PODS) {
       assertThat(report.podNodes().get(pod)).as(pod).isEqualTo(Demo.NODE);
       assertThat(report.allocations()).as(pod).containsKey(Demo.NAMESPACE + "/" + pod);
     }
@@ -137,17 +139,7 @@ class DemoTest {
 
   @Test
   void everyWorkloadCompletedLaunchesOnItsSlice() {
-    for (String pod :
-        List.of(
-            "detector",
-            "batch",
-            "model-a",
-            "model-b",
-            "model-c",
-            "inference",
-            "neighbour",
-            "trainer",
-            "voter")) {
+    for (String pod : WORKLOADS) {
       assertThat(report.workloads().get(pod).launches()).as(pod).isPositive();
     }
     assertThat(report.workloads().get("detector").smsSeen()).isEqualTo(16);
