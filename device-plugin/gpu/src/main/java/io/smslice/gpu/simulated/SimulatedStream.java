@@ -21,10 +21,10 @@ import java.util.List;
  * free) or when its queue is full (a launch then waits, as it does when the GPU's queue is full).
  * Work that nothing orders before a read has not run yet, so a missing event wait shows up as stale
  * data. A kernel's run also takes its modelled GPU time ({@link SimulatedClock}), slept, not spun.
- * Events are stamped on a modelled timeline, where an operation starts when it is queued or when
- * the one before it ends and lasts its kernels' modelled time, so that two events time the work
- * between them as a GPU would, however late the lazy run. While capturing, it records work into a
- * graph.
+ * Events are stamped on a modelled timeline, where an operation starts when the one before it ends
+ * (or, queued on an idle stream, when queued) and lasts its kernels' modelled time, so that two
+ * events time the work between them as a GPU would, however late the lazy run. While capturing, it
+ * records work into a graph.
  */
 final class SimulatedStream implements GpuStream {
   /** Queued operations before a new one first runs the oldest. */
@@ -71,10 +71,12 @@ final class SimulatedStream implements GpuStream {
     if (queued.size() >= QUEUE_DEPTH) {
       runThrough(completed + 1);
     }
-    queued.add(new Queued(work, System.nanoTime()));
+    // Work queued behind work not run yet starts when that ends; on an idle stream, when queued.
+    queued.add(new Queued(work, completed == submitted ? System.nanoTime() : Long.MIN_VALUE));
     submitted++;
   }
 
+  /** {@code at}: the earliest it may start on the modelled timeline. */
   private record Queued(SimulatedWork work, long at) {}
 
   private record Mark(SimulatedEvent event, long seq) {}
