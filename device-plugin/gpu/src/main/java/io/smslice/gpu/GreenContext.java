@@ -33,6 +33,9 @@ public interface GreenContext extends AutoCloseable {
 
   GpuEvent createEvent() throws GpuException;
 
+  /** An event that can also time the work between it and another ({@link GpuEvent#nanosSince}). */
+  GpuEvent createTimedEvent() throws GpuException;
+
   /** Destroys the green context; its streams, modules, events and graphs must be closed first. */
   @Override
   void close();

@@ -11,9 +11,11 @@ import java.util.ArrayDeque;
 /**
  * A claim executor's slot in its GPU's guard file, used on the executor's thread only. A
  * latency-critical claim marks its slot busy while work it queued is in flight (an event after each
- * queued operation); a best-effort claim, before queuing, waits until fewer than the depth of its
- * own operations are in flight and then while latency-critical work is, within the file's hold and
- * share limits (the interposer's guard.c does the same for unmodified programs).
+ * queued operation); a best-effort claim, before queuing, waits until less than its bound of its
+ * own operations is in flight and then while latency-critical work is, within the file's hold and
+ * share limits. The bound is the interposer's (guard.c): the file's in-flight time over the claim's
+ * mean GPU time per operation, within the file's depth, learnt from a timed event per quarter of
+ * the bound and published in the slot.
  */
 public final class ClaimGuard implements AutoCloseable {
   private final GpuGuard gpu;
@@ -21,12 +23,31 @@ public final class ClaimGuard implements AutoCloseable {
   private final long token;
   private final int role;
   private final FileLock lock;
-  private final ArrayDeque<GpuEvent> inFlight = new ArrayDeque<>();
+  private final ArrayDeque<Tracked> inFlight = new ArrayDeque<>();
   private final ArrayDeque<GpuEvent> spare = new ArrayDeque<>();
   private GreenContext eventsOf;
+
+  /** The operations the events in flight end. */
+  private long covered;
+
+  /** Best-effort: operations queued since its latest event, which no event ends yet. */
+  private int pending;
+
+  /** Best-effort: the latest event seen complete, where the next one's time starts. */
+  private Tracked lastDone;
+
+  /** Best-effort: GPU time per operation, a moving mean; 0 unknown. */
+  private long launchNanos;
+
   private long windowStart;
   private long heldInWindow;
   private long checkedAt;
+
+  /**
+   * An event in flight, the operations it ends (those since the event before it), and whether it
+   * was queued while that one was pending: only then do the two time what is between them.
+   */
+  private record Tracked(GpuEvent event, int count, boolean behind) {}
 
   ClaimGuard(GpuGuard gpu, long slot, long token, int role, FileLock lock) {
     this.gpu = gpu;
@@ -50,11 +71,17 @@ public final class ClaimGuard implements AutoCloseable {
     if (latencyCritical() || !gpu.enabled()) {
       return;
     }
-    int depth = Math.max(1, gpu.getInt(GuardLayout.BE_DEPTH_OFFSET));
-    while (inFlight.size() >= depth) {
-      awaitOldest();
+    long allowed = allowedInFlight();
+    if (covered + pending >= allowed) {
+      completeFinished();
+      while (covered + pending >= allowed && !inFlight.isEmpty()) {
+        awaitOldest();
+      }
     }
-    hold();
+    if (hold()) {
+      // What ended during the hold must not count as in flight: the next operation is not behind.
+      completeFinished();
+    }
   }
 
   /** After queuing an operation on {@code stream} of {@code context}: tracks its end. */
@@ -66,33 +93,120 @@ public final class ClaimGuard implements AutoCloseable {
       forgetEvents();
       eventsOf = context;
     }
-    GpuEvent event = spare.isEmpty() ? context.createEvent() : spare.pop();
-    stream.record(event);
-    inFlight.add(event);
     gpu.putLong(
         slot + GuardLayout.SLOT_LAUNCHED, gpu.getLong(slot + GuardLayout.SLOT_LAUNCHED) + 1);
-    if (inFlight.size() == 1 && latencyCritical()) {
-      publishBusy(true);
+    if (latencyCritical()) {
+      track(stream, context, 1, false);
+      if (inFlight.size() == 1) {
+        publishBusy(true);
+      }
+    } else if (++pending >= launchesPerEvent()) {
+      boolean behind = !inFlight.isEmpty() && !inFlight.peekLast().event().query();
+      track(stream, context, pending, behind);
+      pending = 0;
     }
+  }
+
+  private void track(GpuStream stream, GreenContext context, int count, boolean behind)
+      throws GpuException {
+    GpuEvent event;
+    if (!spare.isEmpty()) {
+      event = spare.pop();
+    } else {
+      // Best-effort events are timed: the bound learns from them.
+      event = latencyCritical() ? context.createEvent() : context.createTimedEvent();
+    }
+    stream.record(event);
+    inFlight.add(new Tracked(event, count, behind));
+    covered += count;
+  }
+
+  /**
+   * Best-effort: the operations it may keep in flight. With a time bound, as many as fit in it at
+   * the estimated time per operation (two until there is an estimate), within the file's depth.
+   */
+  private long allowedInFlight() {
+    long depth = Math.clamp(gpu.getInt(GuardLayout.BE_DEPTH_OFFSET), 1, GuardLayout.MAX_DEPTH);
+    long budget = gpu.getLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET);
+    if (budget <= 0) {
+      return depth;
+    }
+    long fit = launchNanos == 0 ? 2 : Math.max(1, budget / launchNanos);
+    return Math.min(fit, depth);
+  }
+
+  /** Best-effort: one event per a quarter of the bound, so most operations cost a counter. */
+  private long launchesPerEvent() {
+    return Math.max(1, allowedInFlight() / 4);
   }
 
   /** Waits for the oldest operation in flight to end (a GPU error ends it too). */
   public void awaitOldest() throws GpuException {
-    GpuEvent oldest = inFlight.peek();
+    Tracked oldest = inFlight.peek();
     if (oldest == null) {
       return;
     }
     try {
-      oldest.synchronize();
+      oldest.event().synchronize();
     } finally {
-      inFlight.poll();
-      spare.push(oldest);
-      gpu.putLong(
-          slot + GuardLayout.SLOT_COMPLETED, gpu.getLong(slot + GuardLayout.SLOT_COMPLETED) + 1);
-      if (inFlight.isEmpty() && latencyCritical()) {
+      completeOldest();
+    }
+  }
+
+  /** Ends the operations in flight that have completed, oldest first, without waiting. */
+  private void completeFinished() throws GpuException {
+    while (!inFlight.isEmpty() && inFlight.peek().event().query()) {
+      completeOldest();
+    }
+  }
+
+  private void completeOldest() {
+    Tracked done = inFlight.poll();
+    covered -= done.count();
+    gpu.putLong(
+        slot + GuardLayout.SLOT_COMPLETED,
+        gpu.getLong(slot + GuardLayout.SLOT_COMPLETED) + done.count());
+    if (latencyCritical()) {
+      spare.push(done.event());
+      if (inFlight.isEmpty()) {
         publishBusy(false);
       }
+      return;
     }
+    learnDuration(done);
+    if (lastDone != null) {
+      spare.push(lastDone.event());
+    }
+    lastDone = done;
+  }
+
+  /**
+   * Best-effort: operations queued behind the event completed before them ran from that event to
+   * their own, so the two events' distance on the GPU's clock is their duration; the mean per
+   * operation is what the bound divides by. An event queued on an idle stream tells nothing.
+   */
+  private void learnDuration(Tracked done) {
+    if (!done.behind() || lastDone == null) {
+      return;
+    }
+    long elapsed;
+    try {
+      elapsed = done.event().nanosSince(lastDone.event());
+    } catch (GpuException e) {
+      return; // failed work times nothing
+    }
+    if (elapsed < 0) {
+      return;
+    }
+    long sample = elapsed / Math.max(1, done.count());
+    // A sample far over the mean is more likely a gap the check missed than one operation.
+    if (launchNanos != 0 && sample > 16 * launchNanos) {
+      sample = 16 * launchNanos;
+    }
+    launchNanos =
+        Math.max(1, launchNanos == 0 ? sample : launchNanos + (sample - launchNanos) / 32);
+    gpu.putInt(
+        slot + GuardLayout.SLOT_LAUNCH_NANOS, (int) Math.min(launchNanos, Integer.MAX_VALUE));
   }
 
   /** Drops the events (the claim's green context is about to go): nothing counts as in flight. */
@@ -100,10 +214,16 @@ public final class ClaimGuard implements AutoCloseable {
     if (!inFlight.isEmpty() && latencyCritical()) {
       publishBusy(false);
     }
-    inFlight.forEach(GpuEvent::close);
+    inFlight.forEach(t -> t.event().close());
     spare.forEach(GpuEvent::close);
+    if (lastDone != null) {
+      lastDone.event().close();
+    }
     inFlight.clear();
     spare.clear();
+    lastDone = null;
+    covered = 0;
+    pending = 0;
     eventsOf = null;
   }
 
@@ -162,13 +282,14 @@ public final class ClaimGuard implements AutoCloseable {
     return stale ? -1 : 0;
   }
 
-  private void hold() {
+  /** Holds while latency-critical work is in flight, within the limits; whether it held. */
+  private boolean hold() {
     long maxHold = gpu.getLong(GuardLayout.MAX_HOLD_NANOS_OFFSET);
     long window = gpu.getLong(GuardLayout.WINDOW_NANOS_OFFSET);
     int share = gpu.getInt(GuardLayout.SHARE_PERMILLE_OFFSET);
     long start = System.nanoTime();
     if (criticalBusy(start, maxHold) != 1) {
-      return;
+      return false;
     }
     if (window <= 0 || start - windowStart >= window) {
       windowStart = start;
@@ -202,6 +323,7 @@ public final class ClaimGuard implements AutoCloseable {
         gpu.addInt(slot + GuardLayout.SLOT_CAP_CUTS, 1);
       }
     }
+    return true;
   }
 
   /** Gives the slot back; what is in flight no longer holds anyone. */

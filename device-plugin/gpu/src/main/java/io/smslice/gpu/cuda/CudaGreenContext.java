@@ -3,6 +3,8 @@ package io.smslice.gpu.cuda;
 import static jcuda.driver.JCudaDriver.CU_MEMHOSTREGISTER_PORTABLE;
 import static jcuda.driver.JCudaDriver.cuEventCreate;
 import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventQuery;
 import static jcuda.driver.JCudaDriver.cuEventSynchronize;
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
@@ -29,6 +31,7 @@ import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
 
@@ -154,6 +157,13 @@ final class CudaGreenContext implements GreenContext {
     return new CudaEvent(event);
   }
 
+  @Override
+  public GpuEvent createTimedEvent() throws GpuException {
+    CUevent event = new CUevent();
+    CudaErrors.check(cuEventCreate(event, CUevent_flags.CU_EVENT_DEFAULT), "cuEventCreate");
+    return new CudaEvent(event);
+  }
+
   /** Unbinds the context from the calling thread, so no thread is left on a destroyed one. */
   @Override
   public void close() {
@@ -188,6 +198,24 @@ final class CudaGreenContext implements GreenContext {
     @Override
     public void synchronize() throws GpuException {
       CudaErrors.check(cuEventSynchronize(event), "cuEventSynchronize");
+    }
+
+    @Override
+    public boolean query() throws GpuException {
+      int result = cuEventQuery(event);
+      if (result == CUresult.CUDA_ERROR_NOT_READY) {
+        return false;
+      }
+      CudaErrors.check(result, "cuEventQuery");
+      return true;
+    }
+
+    @Override
+    public long nanosSince(GpuEvent start) throws GpuException {
+      float[] millis = new float[1];
+      CudaErrors.check(
+          cuEventElapsedTime(millis, ((CudaEvent) start).event, event), "cuEventElapsedTime");
+      return (long) (millis[0] * 1e6);
     }
 
     @Override

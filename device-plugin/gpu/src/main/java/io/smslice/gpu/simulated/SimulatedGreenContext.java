@@ -187,7 +187,14 @@ final class SimulatedGreenContext implements GreenContext {
   public GpuEvent createEvent() throws GpuException {
     checkOpen("event creation");
     check();
-    return new SimulatedEvent(this);
+    return new SimulatedEvent(this, false);
+  }
+
+  @Override
+  public GpuEvent createTimedEvent() throws GpuException {
+    checkOpen("event creation");
+    check();
+    return new SimulatedEvent(this, true);
   }
 
   /** Lets the streams' queued work finish, then every object of this context is invalid. */

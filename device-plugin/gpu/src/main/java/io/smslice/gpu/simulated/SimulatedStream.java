@@ -21,16 +21,27 @@ import java.util.List;
  * free) or when its queue is full (a launch then waits, as it does when the GPU's queue is full).
  * Work that nothing orders before a read has not run yet, so a missing event wait shows up as stale
  * data. A kernel's run also takes its modelled GPU time ({@link SimulatedClock}), slept, not spun.
- * While capturing, it records work into a graph.
+ * Events are stamped on a modelled timeline, where an operation starts when the one before it ends
+ * (or, queued on an idle stream, when queued) and lasts its kernels' modelled time, so that two
+ * events time the work between them as a GPU would, however late the lazy run. While capturing, it
+ * records work into a graph.
  */
 final class SimulatedStream implements GpuStream {
   /** Queued operations before a new one first runs the oldest. */
   static final int QUEUE_DEPTH = 1024;
 
   private final SimulatedGreenContext context;
-  private final ArrayDeque<SimulatedWork> queued = new ArrayDeque<>();
+  private final ArrayDeque<Queued> queued = new ArrayDeque<>();
+
+  /** Events recorded after work that has not run yet, oldest first, stamped when it has. */
+  private final ArrayDeque<Mark> marks = new ArrayDeque<>();
+
   private long submitted;
   private long completed;
+
+  /** When the latest operation run ended on the modelled timeline (System.nanoTime's clock). */
+  private long modelledEnd = Long.MIN_VALUE;
+
   private List<SimulatedWork> capture;
   private boolean closed;
 
@@ -60,9 +71,15 @@ final class SimulatedStream implements GpuStream {
     if (queued.size() >= QUEUE_DEPTH) {
       runThrough(completed + 1);
     }
-    queued.add(work);
+    // Work queued behind work not run yet starts when that ends; on an idle stream, when queued.
+    queued.add(new Queued(work, completed == submitted ? System.nanoTime() : Long.MIN_VALUE));
     submitted++;
   }
+
+  /** {@code at}: the earliest it may start on the modelled timeline. */
+  private record Queued(SimulatedWork work, long at) {}
+
+  private record Mark(SimulatedEvent event, long seq) {}
 
   /** Sequence number of the latest queued operation (what an event recorded now waits for). */
   synchronized long position() {
@@ -75,16 +92,30 @@ final class SimulatedStream implements GpuStream {
    */
   synchronized void runThrough(long seq) throws GpuException {
     while (completed < seq && !queued.isEmpty()) {
-      SimulatedWork work = queued.poll();
+      Queued next = queued.poll();
       completed++;
+      // The context's modelled time grows only by this operation's kernels: a context's streams
+      // are driven from the one thread it is current on (GreenContext#makeCurrent).
+      long gpuBefore = context.gpuNanos();
       try {
-        context.execute(work);
+        context.execute(next.work());
       } catch (GpuException e) {
         queued.clear();
+        marks.clear();
         completed = submitted;
         throw e;
       }
+      modelledEnd = Math.max(next.at(), modelledEnd) + context.gpuNanos() - gpuBefore;
+      while (!marks.isEmpty() && marks.peek().seq() <= completed) {
+        Mark passed = marks.poll();
+        passed.event().stamp(this, passed.seq(), modelledEnd);
+      }
     }
+  }
+
+  /** Whether operation {@code seq} has run. */
+  synchronized boolean ranThrough(long seq) {
+    return completed >= seq;
   }
 
   @Override
@@ -138,6 +169,11 @@ final class SimulatedStream implements GpuStream {
     }
     refuseWhileCapturing("recording an event");
     simulated.recorded(this, submitted);
+    if (completed == submitted) {
+      simulated.stamp(this, submitted, Math.max(System.nanoTime(), modelledEnd));
+    } else {
+      marks.add(new Mark(simulated, submitted));
+    }
   }
 
   @Override
@@ -227,6 +263,7 @@ final class SimulatedStream implements GpuStream {
     } catch (GpuException | IllegalStateException e) {
       // IllegalStateException: the host mapping of a queued copy was already unmapped.
       queued.clear();
+      marks.clear();
       completed = submitted;
     }
   }
