@@ -38,7 +38,9 @@ class ExampleSelectionTest {
         .anySatisfy(l -> assertThat(l).startsWith("examples/detector-and-batch: claim detector"))
         .anySatisfy(l -> assertThat(l).startsWith("examples/resize: claim trainer needs 32 SMs"))
         .anySatisfy(l -> assertThat(l).startsWith("examples/mig-tenant: claim untrusted-tenant"))
-        .hasSize(4);
+        .anySatisfy(
+            l -> assertThat(l).startsWith("examples/interference-guard: claim neighbour needs 116"))
+        .hasSize(5);
   }
 
   @Test
@@ -49,7 +51,11 @@ class ExampleSelectionTest {
     assertThat(s.chosen().claims())
         .extracting(c -> c.getMetadata().getName())
         .contains("ensemble-trainer", "detector", "batch", "model-a", "model-c", "trainer");
-    assertThat(s.leftOut()).singleElement().asString().startsWith("examples/mig-tenant");
+    // The interference-guard pair needs a whole GPU (16 + 116 SMs) of its own: a fourth.
+    assertThat(s.leftOut())
+        .satisfiesExactly(
+            l -> assertThat(l).startsWith("examples/interference-guard: claim neighbour"),
+            l -> assertThat(l).startsWith("examples/mig-tenant"));
   }
 
   @Test

@@ -77,7 +77,15 @@ class MockClusterTest {
     assertThat(examples.claims())
         .extracting(c -> c.getMetadata().getName())
         .containsExactlyInAnyOrder(
-            "detector", "batch", "model-a", "model-b", "model-c", "trainer", "untrusted-tenant");
+            "detector",
+            "batch",
+            "model-a",
+            "model-b",
+            "model-c",
+            "inference",
+            "neighbour",
+            "trainer",
+            "untrusted-tenant");
     assertThat(examples.pods())
         .extracting(p -> p.getMetadata().getName())
         .containsExactlyInAnyOrder(
@@ -87,6 +95,8 @@ class MockClusterTest {
             "model-b",
             "model-c",
             "voter",
+            "inference",
+            "neighbour",
             "trainer",
             "untrusted-tenant");
     Pod detector =
