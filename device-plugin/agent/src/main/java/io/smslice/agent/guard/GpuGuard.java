@@ -314,7 +314,7 @@ public final class GpuGuard implements AutoCloseable {
    * Takes the busy marks of latency-critical owners that died off the count (the agent's sweep, for
    * when no best-effort waiter comes to); a live owner's mark stays. Returns how many it took.
    */
-  public int sweepDeadOwners() {
+  int sweepDeadOwners() {
     int cleared = 0;
     for (int i = 0; i < GuardLayout.SLOTS && getInt(GuardLayout.BUSY_COUNT_OFFSET) > 0; i++) {
       long at = GuardLayout.slotOffset(i);
