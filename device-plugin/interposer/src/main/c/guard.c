@@ -551,16 +551,10 @@ static int mark_of(CUstream s) {
   return m;
 }
 
-/* Best-effort: at its first launch, whether it holds on the GPU: where the file allows it, a word
- * of mapped host memory (in the launch's context, usable from all), a first wait on the launch's
- * stream to show that the driver queues them, and a gate thread. Else its launching threads are
- * held. Caller holds lock. */
-static void choose_hold_mode(CUstream stream, int per_thread) {
-  hold_mode = GUARD_HOLD_THREAD;
-  if (LOAD(AT(file, GUARD_BE_HOLD_OFFSET, int32_t)) != GUARD_HOLD_STREAM) {
-    if (own_slot()) STORE(AT(slot, GUARD_SLOT_HOLD_MODE, int32_t), hold_mode);
-    return;
-  }
+/* Best-effort: sets up holding on the GPU, 1 when it can: a word of mapped host memory (in the
+ * launch's context, usable from all), a first wait on the launch's stream s to show that the
+ * driver queues them, and a gate thread. Caller holds lock. */
+static int start_gate(CUstream s) {
   void *word = NULL;
   CUresult r = CALL(cuMemHostAlloc_fn, "cuMemHostAlloc", &word, 64,
                     HOST_ALLOC_PORTABLE | HOST_ALLOC_DEVICEMAP);
@@ -569,16 +563,27 @@ static void choose_hold_mode(CUstream stream, int per_thread) {
   gate = word;
   /* Closed until the gate thread has looked, so that the first launch cannot slip past a hold. */
   if (gate != NULL) STORE(gate, 1u);
-  CUstream s = wait_stream(stream, per_thread);
   if (r == CUDA_SUCCESS) r = queue_gate_wait(s);
-  if (r != CUDA_SUCCESS)
+  if (r != CUDA_SUCCESS) {
     smslice_debug("interference guard: no stream waits (%d); holding launches on the thread",
                   (int)r);
-  else if (!start_thread(keep_gate))
+    return 0;
+  }
+  if (!start_thread(keep_gate)) {
     smslice_error("interference guard: no gate thread; holding launches on the thread");
-  else
-    hold_mode = GUARD_HOLD_STREAM;
-  if (hold_mode == GUARD_HOLD_STREAM) marks[mark_of(s)].left = allowed_in_flight() - 1;
+    return 0;
+  }
+  marks[mark_of(s)].left = allowed_in_flight() - 1;
+  return 1;
+}
+
+/* Best-effort: at its first launch, how it holds: on the GPU where the file allows it and that
+ * can be set up, else on its launching threads. Caller holds lock. */
+static void choose_hold_mode(CUstream stream, int per_thread) {
+  hold_mode = LOAD(AT(file, GUARD_BE_HOLD_OFFSET, int32_t)) == GUARD_HOLD_STREAM &&
+                      start_gate(wait_stream(stream, per_thread))
+                  ? GUARD_HOLD_STREAM
+                  : GUARD_HOLD_THREAD;
   if (own_slot()) STORE(AT(slot, GUARD_SLOT_HOLD_MODE, int32_t), hold_mode);
 }
 
