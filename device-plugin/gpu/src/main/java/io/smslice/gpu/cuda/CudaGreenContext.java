@@ -152,15 +152,17 @@ final class CudaGreenContext implements GreenContext {
 
   @Override
   public GpuEvent createEvent() throws GpuException {
-    CUevent event = new CUevent();
-    CudaErrors.check(cuEventCreate(event, CUevent_flags.CU_EVENT_DISABLE_TIMING), "cuEventCreate");
-    return new CudaEvent(event);
+    return event(CUevent_flags.CU_EVENT_DISABLE_TIMING);
   }
 
   @Override
   public GpuEvent createTimedEvent() throws GpuException {
+    return event(CUevent_flags.CU_EVENT_DEFAULT);
+  }
+
+  private static GpuEvent event(int flags) throws GpuException {
     CUevent event = new CUevent();
-    CudaErrors.check(cuEventCreate(event, CUevent_flags.CU_EVENT_DEFAULT), "cuEventCreate");
+    CudaErrors.check(cuEventCreate(event, flags), "cuEventCreate");
     return new CudaEvent(event);
   }
 

@@ -62,32 +62,29 @@ final class SimulatedEvent implements GpuEvent {
     return seq;
   }
 
-  @Override
-  public void synchronize() throws GpuException {
+  /** Its latest record: the stream (null if never recorded) and the position on it. */
+  private record Recorded(SimulatedStream on, long through) {}
+
+  private Recorded latest() throws GpuException {
     of(this);
     context.check();
-    SimulatedStream on;
-    long through;
     synchronized (this) {
-      on = stream;
-      through = seq;
+      return new Recorded(stream, seq);
     }
-    if (on != null) {
-      on.runThrough(through);
+  }
+
+  @Override
+  public void synchronize() throws GpuException {
+    Recorded r = latest();
+    if (r.on() != null) {
+      r.on().runThrough(r.through());
     }
   }
 
   @Override
   public boolean query() throws GpuException {
-    of(this);
-    context.check();
-    SimulatedStream on;
-    long through;
-    synchronized (this) {
-      on = stream;
-      through = seq;
-    }
-    return on == null || on.ranThrough(through);
+    Recorded r = latest();
+    return r.on() == null || r.on().ranThrough(r.through());
   }
 
   @Override

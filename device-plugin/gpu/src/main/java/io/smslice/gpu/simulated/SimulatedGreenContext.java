@@ -185,16 +185,18 @@ final class SimulatedGreenContext implements GreenContext {
 
   @Override
   public GpuEvent createEvent() throws GpuException {
-    checkOpen("event creation");
-    check();
-    return new SimulatedEvent(this, false);
+    return event(false);
   }
 
   @Override
   public GpuEvent createTimedEvent() throws GpuException {
+    return event(true);
+  }
+
+  private GpuEvent event(boolean timed) throws GpuException {
     checkOpen("event creation");
     check();
-    return new SimulatedEvent(this, true);
+    return new SimulatedEvent(this, timed);
   }
 
   /** Lets the streams' queued work finish, then every object of this context is invalid. */
