@@ -11,15 +11,24 @@ import java.util.List;
  */
 final class GuardTenants implements AutoCloseable {
   private final Path dir;
+  private final GuardTenant.Driver driver;
   private final FakeAgent agent;
   private final List<Process> started = new ArrayList<>();
 
-  GuardTenants(Path dir) throws IOException {
+  /** Tenants on the fake driver as driver says, unless a start says otherwise. */
+  GuardTenants(Path dir, GuardTenant.Driver driver) throws IOException {
     this.dir = dir;
+    this.driver = driver;
     agent =
         new FakeAgent(
             dir.resolve("agent.sock"),
             a -> FakeAgent.ok(InterposerConfinementTest.GPU, 8, 16, new int[] {2, 3}, 16));
+  }
+
+  /** A one-thread tenant with the guard's variables in its environment. */
+  GuardTenant start(GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
+      throws IOException {
+    return start(driver, guard, priority, count, kernelMicros, gapMicros, false, 1);
   }
 
   /**

@@ -6,8 +6,7 @@ import io.smslice.protocol.GuardLayout;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,37 +20,18 @@ import org.junit.jupiter.api.io.TempDir;
 class InterposerGuardTest {
   private static final long MS = 1_000_000;
 
-  @TempDir Path dir;
-  private GuardTenants tenants;
+  private final Path dir;
+  @AutoClose private final GuardTenants tenants;
 
-  @BeforeEach
-  void startAgent() throws Exception {
-    tenants = new GuardTenants(dir);
-  }
-
-  @AfterEach
-  void stop() {
-    tenants.close();
-  }
-
-  private GuardTenant tenant(
-      GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
-      throws IOException {
-    return tenants.start(
-        GuardTenant.Driver.NO_STREAM_WAITS,
-        guard,
-        priority,
-        count,
-        kernelMicros,
-        gapMicros,
-        false,
-        1);
+  InterposerGuardTest(@TempDir Path dir) throws IOException {
+    this.dir = dir;
+    tenants = new GuardTenants(dir, GuardTenant.Driver.NO_STREAM_WAITS);
   }
 
   @Test
   void aBestEffortLaunchWaitsWhileCriticalWorkIsInFlightAndGoesOnWhenItEnds() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4)) {
-      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
       GuardTenant.await(
           () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -60,7 +40,7 @@ class InterposerGuardTest {
       assertThat(guard.slotClaim(lc)).isEqualTo(ProgramRun.CLAIM);
       assertThat(guard.getInt(GuardLayout.BUSY_COUNT_OFFSET)).isEqualTo(1);
 
-      List<long[]> held = tenant(guard, "BestEffort", 1, 10, 0).launches();
+      List<long[]> held = tenants.start(guard, "BestEffort", 1, 10, 0).launches();
 
       GuardTenant.await(
           () -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) == 0, "the critical release");
@@ -103,7 +83,7 @@ class InterposerGuardTest {
       guard.markCriticalBusy(5);
       long marked = System.nanoTime();
 
-      List<long[]> launches = tenant(guard, "BestEffort", 2, 10, 0).launches();
+      List<long[]> launches = tenants.start(guard, "BestEffort", 2, 10, 0).launches();
 
       // Held until the critical work had been in flight for the cap, from when it was marked.
       assertThat(launches.get(0)[3] - marked).isBetween(300 * MS, 1_300 * MS);
@@ -116,7 +96,7 @@ class InterposerGuardTest {
   @Test
   void aCriticalProcessKilledWithWorkInFlightHoldsOthersAtMostTheCap() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 4)) {
-      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
       GuardTenant.await(
           () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -125,7 +105,7 @@ class InterposerGuardTest {
       critical.process.destroyForcibly().waitFor();
       long killed = System.nanoTime();
 
-      List<long[]> launches = tenant(guard, "BestEffort", 3, 10, 0).launches();
+      List<long[]> launches = tenants.start(guard, "BestEffort", 3, 10, 0).launches();
 
       assertThat(launches.getLast()[3] - killed).isLessThan(2_000 * MS);
       assertThat(launches.get(1)[3] - launches.get(1)[2]).isLessThan(100 * MS);
@@ -136,7 +116,7 @@ class InterposerGuardTest {
   void aKilledCriticalProcessHasItsBusyMarkClearedOnceByTheNextWaitersAndCutsNoLaterHold()
       throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 300, 1_000, 1_000, 4)) {
-      GuardTenant killed = tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      GuardTenant killed = tenants.start(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
       GuardTenant.await(
           () -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int dead = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
@@ -146,8 +126,8 @@ class InterposerGuardTest {
       long at = System.nanoTime();
 
       // Two best-effort processes notice at once; only one may take the dead mark off the count.
-      GuardTenant a = tenant(guard, "BestEffort", 3, 10, 0);
-      GuardTenant b = tenant(guard, "BestEffort", 3, 10, 0);
+      GuardTenant a = tenants.start(guard, "BestEffort", 3, 10, 0);
+      GuardTenant b = tenants.start(guard, "BestEffort", 3, 10, 0);
       a.launches();
       b.launches();
       GuardTenant.await(
@@ -157,10 +137,10 @@ class InterposerGuardTest {
 
       // A live critical process's release, not the cap, now ends a hold (200 ms of work in flight,
       // within the 300 ms hold limit).
-      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 200_000, 400_000);
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 1, 200_000, 400_000);
       GuardTenant.await(
           () -> guard.getInt(GuardLayout.BUSY_COUNT_OFFSET) == 1, "live work in flight");
-      GuardTenant held = tenant(guard, "BestEffort", 1, 10, 0);
+      GuardTenant held = tenants.start(guard, "BestEffort", 1, 10, 0);
       held.launches();
       critical.launches();
       int cuts = 0;
@@ -194,7 +174,7 @@ class InterposerGuardTest {
                   });
       try {
         long start = System.nanoTime();
-        List<long[]> launches = tenant(guard, "BestEffort", 300, 1_000, 1_000).launches();
+        List<long[]> launches = tenants.start(guard, "BestEffort", 300, 1_000, 1_000).launches();
         long elapsed = System.nanoTime() - start;
 
         assertThat(launches).hasSize(300);
@@ -285,8 +265,8 @@ class InterposerGuardTest {
   @Test
   void bestEffortProcessesNeverWaitForEachOther() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
-      GuardTenant a = tenant(guard, "BestEffort", 50, 2_000, 0);
-      GuardTenant b = tenant(guard, "BestEffort", 50, 2_000, 0);
+      GuardTenant a = tenants.start(guard, "BestEffort", 50, 2_000, 0);
+      GuardTenant b = tenants.start(guard, "BestEffort", 50, 2_000, 0);
 
       List<long[]> first = a.launches();
       List<long[]> second = b.launches();
@@ -303,7 +283,7 @@ class InterposerGuardTest {
   @Test
   void aBestEffortProcessKeepsAtMostTheDepthOfItsLaunchesInFlight() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2)) {
-      List<long[]> launches = tenant(guard, "BestEffort", 10, 50_000, 0).launches();
+      List<long[]> launches = tenants.start(guard, "BestEffort", 10, 50_000, 0).launches();
 
       // Launch i may start only once launch i - 2 ended: 50 ms kernels, one after another.
       long first = launches.getFirst()[2];
@@ -316,7 +296,7 @@ class InterposerGuardTest {
   @Test
   void aBestEffortProcessRecordsOneEventPerQuarterOfItsBoundAndStillKeepsToIt() throws Exception {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 32)) {
-      GuardTenant tenant = tenant(guard, "BestEffort", 96, 2_000, 0);
+      GuardTenant tenant = tenants.start(guard, "BestEffort", 96, 2_000, 0);
       List<long[]> launches = tenant.launches();
 
       // Depth 32: an event after every eighth launch, so twelve for 96 launches, not 96; and
@@ -336,7 +316,7 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
       guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 30 * MS);
 
-      List<long[]> launches = tenant(guard, "BestEffort", 20, 10_000, 0).launches();
+      List<long[]> launches = tenants.start(guard, "BestEffort", 20, 10_000, 0).launches();
 
       // 10 ms kernels in a 30 ms bound: three in flight, so launch i returns once launch i - 3
       // ended, though the depth alone (64) would let all twenty go at once.
@@ -357,7 +337,7 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64)) {
       guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 1_000 * MS);
 
-      List<long[]> launches = tenant(guard, "BestEffort", 40, 2_000, 0).launches();
+      List<long[]> launches = tenants.start(guard, "BestEffort", 40, 2_000, 0).launches();
 
       // 2 ms kernels fit 500 times in the bound: the depth (64) is what limits, so after the
       // first estimate no launch waits, and all forty are queued long before the GPU ends them.
@@ -371,9 +351,9 @@ class InterposerGuardTest {
     try (GuardFile guard = new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 1)) {
       guard.markCriticalBusy(0);
       guard.enable(false);
-      List<long[]> off = tenant(guard, "BestEffort", 5, 100_000, 0).launches();
+      List<long[]> off = tenants.start(guard, "BestEffort", 5, 100_000, 0).launches();
       guard.enable(true);
-      List<long[]> standard = tenant(guard, "Standard", 5, 100_000, 0).launches();
+      List<long[]> standard = tenants.start(guard, "Standard", 5, 100_000, 0).launches();
 
       assertThat(off.getLast()[3] - off.getFirst()[2]).isLessThan(300 * MS);
       assertThat(standard.getLast()[3] - standard.getFirst()[2]).isLessThan(300 * MS);

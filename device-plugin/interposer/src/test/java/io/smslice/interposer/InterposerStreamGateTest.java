@@ -7,8 +7,7 @@ import io.smslice.protocol.GuardLayout;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,24 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 class InterposerStreamGateTest {
   private static final long MS = 1_000_000;
 
-  @TempDir Path dir;
-  private GuardTenants tenants;
+  private final Path dir;
+  @AutoClose private final GuardTenants tenants;
 
-  @BeforeEach
-  void startAgent() throws Exception {
-    tenants = new GuardTenants(dir);
-  }
-
-  @AfterEach
-  void stop() {
-    tenants.close();
-  }
-
-  private GuardTenant tenant(
-      GuardFile guard, String priority, int count, long kernelMicros, long gapMicros)
-      throws IOException {
-    return tenants.start(
-        GuardTenant.Driver.STREAM_WAITS, guard, priority, count, kernelMicros, gapMicros, false, 1);
+  InterposerStreamGateTest(@TempDir Path dir) throws IOException {
+    this.dir = dir;
+    tenants = new GuardTenants(dir, GuardTenant.Driver.STREAM_WAITS);
   }
 
   @Test
@@ -47,12 +34,12 @@ class InterposerStreamGateTest {
       throws Exception {
     try (GuardFile guard =
         new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 4).holdingStreams()) {
-      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 1, 1_000_000, 1_500_000);
       await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
       await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
 
-      GuardTenant bestEffort = tenant(guard, "BestEffort", 3, 10, 0);
+      GuardTenant bestEffort = tenants.start(guard, "BestEffort", 3, 10, 0);
       List<long[]> launches = bestEffort.launches();
       List<long[]> ran = bestEffort.kernels();
 
@@ -79,10 +66,10 @@ class InterposerStreamGateTest {
     try (GuardFile guard =
         new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2).holdingStreams()) {
       // Forty 20 ms kernels queued at once (800 ms of work), a wait ahead of every second one.
-      GuardTenant bestEffort = tenant(guard, "BestEffort", 40, 20_000, 0);
+      GuardTenant bestEffort = tenants.start(guard, "BestEffort", 40, 20_000, 0);
       await(() -> guard.slotOf(GuardLayout.ROLE_BEST_EFFORT) >= 0, "the best-effort slot");
       Thread.sleep(100);
-      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 300_000, 0);
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 1, 300_000, 0);
 
       List<long[]> launches = bestEffort.launches();
       long[] criticalRan = critical.kernels().getFirst();
@@ -112,7 +99,7 @@ class InterposerStreamGateTest {
       guard.markCriticalBusy(5);
       long marked = System.nanoTime();
 
-      GuardTenant bestEffort = tenant(guard, "BestEffort", 2, 10, 0);
+      GuardTenant bestEffort = tenants.start(guard, "BestEffort", 2, 10, 0);
       List<long[]> ran = bestEffort.kernels();
 
       assertThat(ran.get(0)[1] - marked).isBetween(300 * MS, 1_300 * MS);
@@ -127,14 +114,14 @@ class InterposerStreamGateTest {
   void aCriticalProcessKilledWithWorkInFlightHoldsTheGateAtMostTheCap() throws Exception {
     try (GuardFile guard =
         new GuardFile(dir.resolve("guard"), 400, 1_000, 1_000, 1).holdingStreams()) {
-      GuardTenant critical = tenant(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 1, 60_000_000, 60_000_000);
       await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
       int lc = guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL);
       await(() -> guard.slotLong(lc, GuardLayout.SLOT_BUSY_SINCE) != 0, "critical work in flight");
       critical.process.destroyForcibly().waitFor();
       long killed = System.nanoTime();
 
-      List<long[]> ran = tenant(guard, "BestEffort", 3, 10, 0).kernels();
+      List<long[]> ran = tenants.start(guard, "BestEffort", 3, 10, 0).kernels();
 
       assertThat(ran.getLast()[2] - killed).isLessThan(2_000 * MS);
       assertThat(ran.get(2)[1] - ran.get(0)[2]).isLessThan(100 * MS);
@@ -163,7 +150,7 @@ class InterposerStreamGateTest {
                   });
       try {
         long start = System.nanoTime();
-        GuardTenant bestEffort = tenant(guard, "BestEffort", 300, 1_000, 1_000);
+        GuardTenant bestEffort = tenants.start(guard, "BestEffort", 300, 1_000, 1_000);
         List<long[]> ran = bestEffort.kernels();
         long elapsed = System.nanoTime() - start;
 
@@ -182,8 +169,8 @@ class InterposerStreamGateTest {
   void bestEffortProcessesNeverHoldEachOther() throws Exception {
     try (GuardFile guard =
         new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2).holdingStreams()) {
-      GuardTenant a = tenant(guard, "BestEffort", 50, 2_000, 0);
-      GuardTenant b = tenant(guard, "BestEffort", 50, 2_000, 0);
+      GuardTenant a = tenants.start(guard, "BestEffort", 50, 2_000, 0);
+      GuardTenant b = tenants.start(guard, "BestEffort", 50, 2_000, 0);
 
       List<long[]> first = a.kernels();
       List<long[]> second = b.kernels();
@@ -203,7 +190,7 @@ class InterposerStreamGateTest {
       guard.markCriticalBusy(5);
       long marked = System.nanoTime();
 
-      GuardTenant bestEffort = tenant(guard, "BestEffort", 1, 10, 0);
+      GuardTenant bestEffort = tenants.start(guard, "BestEffort", 1, 10, 0);
       List<long[]> launches = bestEffort.launches();
 
       assertThat(launches.getFirst()[3] - marked).isBetween(300 * MS, 1_300 * MS);
