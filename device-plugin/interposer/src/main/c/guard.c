@@ -46,6 +46,8 @@ typedef struct {
   CUcontext ctx;
   int behind;     /* queued while the event before it was pending: the two time what is between */
   uint32_t count; /* the launches it ends: since the event before it */
+  uint32_t waits; /* best-effort: the gate waits queued before it was recorded */
+  uint32_t flips; /* best-effort: gate_flips when it was recorded */
 } tracked;
 
 /* Per process; reset in a forked child, which takes its own slot. */
@@ -77,6 +79,8 @@ static int64_t checked_at;      /* best-effort: when it last asked whether busy 
 static int hold_mode;           /* GUARD_HOLD_*, 0 until its first launch decides */
 static uint32_t *gate;          /* the word, and the address its streams wait on */
 static CUdeviceptr gate_address;
+static uint32_t waits_queued;   /* the gate waits its streams were given */
+static uint32_t gate_flips;     /* the gate thread's closings and openings: odd while closed */
 /* The launches each recent stream may still queue before it gets its next wait. */
 static struct {
   CUstream stream;
@@ -262,13 +266,22 @@ static void keep_spare(tracked done) {
     CALL(cuEventDestroy_fn, "cuEventDestroy_v2", done.event);
 }
 
+/* Best-effort: whether the gate may have held the work between two events: a wait was queued
+ * between them and the gate was closed at some time from the first's record until now. Time held
+ * is no launch's duration; were it counted, the bound would loosen exactly while holds happen
+ * (on the H200 GPU machine a trainer's 12.5 us per launch read 22-49 us while a victim ran). */
+static int gate_held_between(tracked first, tracked then) {
+  return then.waits != first.waits && (first.flips % 2 == 1 || LOAD(&gate_flips) != first.flips);
+}
+
 /* Best-effort: a launch queued behind the one completed before it ran from that one's event to
  * its own, so their distance on the GPU's clock is its duration; the mean of such samples is what
- * the time bound divides by. A launch queued on an idle stream tells nothing and is skipped.
- * Caller holds lock. */
+ * the time bound divides by. A launch queued on an idle stream tells nothing and is skipped, as is
+ * one the gate may have held. Caller holds lock. */
 static void learn_duration(tracked done) {
   float ms = 0;
   if (!done.behind || last_done.event == NULL || last_done.ctx != done.ctx ||
+      gate_held_between(last_done, done) ||
       CALL(cuEventElapsedTime_fn, "cuEventElapsedTime", &ms, last_done.event, done.event) !=
           CUDA_SUCCESS ||
       !(ms >= 0))
@@ -494,10 +507,12 @@ static void *keep_gate(void *unused) {
       if (end > now) holders++;
       pthread_mutex_unlock(&lock);
       if (end > now) {
+        ADD(&gate_flips, 1u);
         STORE(gate, 1u);
         if (own_slot()) STORE(AT(slot, GUARD_SLOT_GATE_CLOSED, int32_t), 1);
         int cut = await_release(end);
         STORE(gate, 0u);
+        ADD(&gate_flips, 1u);
         if (own_slot()) STORE(AT(slot, GUARD_SLOT_GATE_CLOSED, int32_t), 0);
         count_hold(cut);
         continue;
@@ -530,7 +545,9 @@ static int start_thread(void *(*body)(void *)) {
 static CUresult queue_gate_wait(CUstream s) {
   CUresult r = CALL(cuStreamWaitValue32_fn, "cuStreamWaitValue32_v2", s, gate_address, 0,
                     WAIT_VALUE_EQ);
-  if (r == CUDA_SUCCESS && own_slot()) ADD(AT(slot, GUARD_SLOT_STREAM_WAITS, int64_t), 1);
+  if (r != CUDA_SUCCESS) return r;
+  ADD(&waits_queued, 1u);
+  if (own_slot()) ADD(AT(slot, GUARD_SLOT_STREAM_WAITS, int64_t), 1);
   return r;
 }
 
@@ -590,13 +607,16 @@ static void choose_hold_mode(CUstream stream, int per_thread) {
 /* Best-effort, holding on the GPU: queues a wait for the gate ahead of this launch when its
  * stream has queued as many launches as the bound allows since its last one, so a closed gate
  * stops the stream after at most that much of its work. 0 when the stream could not be given a
- * wait (a stream of another context, say: then this launch is held on the thread). */
+ * wait (a stream of another context, say: then this launch is held on the thread). At each wait
+ * it also ends the launches that have completed, so that the estimate learns from them though
+ * no launch ever waits for one. */
 static int gate_stream(CUstream stream, int per_thread) {
   CUstream s = wait_stream(stream, per_thread);
   pthread_mutex_lock(&lock);
   int m = mark_of(s);
   int due = marks[m].left == 0;
   if (!due) marks[m].left--;
+  if (due) complete_finished();
   uint64_t every = allowed_in_flight();
   pthread_mutex_unlock(&lock);
   if (!due) return 1;
@@ -680,12 +700,12 @@ void guard_after(guard_ticket ticket, CUstream stream, CUresult launched) {
   CUevent event = event_for(ctx);
   if (event == NULL || CALL(cuEventRecord_fn, "cuEventRecord", event, stream) != CUDA_SUCCESS) {
     /* A stream of another context: this launch is not tracked (the event is kept for reuse). */
-    if (event != NULL) keep_spare((tracked){event, ctx, 0, 0});
+    if (event != NULL) keep_spare((tracked){.event = event, .ctx = ctx});
     completions += count; /* not waited for: counted as ended */
     pthread_mutex_unlock(&lock);
     return;
   }
-  ring[tail % RING] = (tracked){event, ctx, behind, count};
+  ring[tail % RING] = (tracked){event, ctx, behind, count, LOAD(&waits_queued), LOAD(&gate_flips)};
   tail++;
   covered += count;
   if (role == GUARD_ROLE_LATENCY_CRITICAL) {
@@ -719,6 +739,7 @@ static void forget_in_child(void) {
   hold_mode = next_mark = 0;
   gate = NULL; /* the parent's mapped memory is not the child's driver's */
   gate_address = 0;
+  waits_queued = gate_flips = 0;
   memset(marks, 0, sizeof marks);
 }
 

@@ -167,6 +167,47 @@ class InterposerStreamGateTest {
   }
 
   @Test
+  void theTimeBoundLearnsFromAStreamThatNeverRunsFarAhead() throws Exception {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64).holdingStreams()) {
+      guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 8 * MS);
+
+      // 1 ms kernels launched a little faster than they run: never the ring's 1024 events in
+      // flight, so no launch has to wait for the oldest to end, which is when it learnt before.
+      GuardTenant bestEffort = tenants.start(guard, "BestEffort", 200, 1_000, 700);
+      bestEffort.kernels();
+
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_LAUNCH_NANOS))
+          .as("the estimate, from the launches' events")
+          .isBetween(900_000, 1_300_000);
+    }
+  }
+
+  @Test
+  void theTimeBoundsEstimateLeavesOutTheTimeTheGateHeldTheStream() throws Exception {
+    try (GuardFile guard =
+        new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 64).holdingStreams()) {
+      guard.putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, 4 * MS);
+      // Latency-critical work 20 ms of every ~25 ms for a second.
+      GuardTenant critical = tenants.start(guard, "LatencyCritical", 40, 20_000, 25_000);
+      await(() -> guard.slotOf(GuardLayout.ROLE_LATENCY_CRITICAL) >= 0, "the critical slot");
+
+      // 1 ms kernels, launched a little faster than they run: a wait ahead of every fourth, and
+      // the gate closed most of the time, so many waits meet a closed gate.
+      GuardTenant bestEffort = tenants.start(guard, "BestEffort", 150, 1_000, 700);
+      bestEffort.kernels();
+
+      int be = guard.slotOf(GuardLayout.ROLE_BEST_EFFORT);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_HOLDS)).as("holds").isGreaterThan(5);
+      assertThat(guard.slotInt(be, GuardLayout.SLOT_LAUNCH_NANOS))
+          .as("the estimate: the kernels' 1 ms, not the holds between them")
+          .isBetween(900_000, 1_300_000);
+      critical.process.destroyForcibly();
+    }
+  }
+
+  @Test
   void bestEffortProcessesNeverHoldEachOther() throws Exception {
     try (GuardFile guard =
         new GuardFile(dir.resolve("guard"), 5_000, 1_000, 1_000, 2).holdingStreams()) {
