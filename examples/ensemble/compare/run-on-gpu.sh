@@ -67,7 +67,7 @@ for stage in "$@"; do
       guard=/dev/shm/smslice-compare-guard
       # shellcheck disable=SC2086 # the limits are five words
       "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool create \
-        "$guard" ${GUARD_LIMITS:-10 0.5 100 16 0.5 thread} >> "$out/agent.log" 2>&1
+        "$guard" ${GUARD_LIMITS:-10 0.5 100 16 0.25 stream} >> "$out/agent.log" 2>&1
       "$work/jre/bin/java" -cp "$BUNDLE/agent/*" io.smslice.agent.verify.GuardFileTool enable \
         "$guard" 1 >> "$out/agent.log" 2>&1
       rc=0

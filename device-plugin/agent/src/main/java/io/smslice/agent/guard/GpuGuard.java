@@ -59,8 +59,8 @@ public final class GpuGuard implements AutoCloseable {
             0.5,
             Duration.ofMillis(100),
             16,
-            Duration.ofNanos(500_000),
-            HoldOn.THREAD);
+            Duration.ofNanos(250_000),
+            HoldOn.STREAM);
 
     /** Holding on the launching thread. */
     public Settings(Duration maxHold, double share, Duration window, int depth, Duration inFlight) {

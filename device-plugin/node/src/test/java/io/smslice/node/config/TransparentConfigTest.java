@@ -77,7 +77,7 @@ class TransparentConfigTest {
             transparent:
               guard:
                 sharePercent: 20
-                inFlightMicros: 250
+                inFlightMicros: 100
                 depth: 512
             """);
     assertThat(c.transparent().guard())
@@ -87,7 +87,8 @@ class TransparentConfigTest {
                 0.2,
                 GpuGuard.Settings.DEFAULTS.window(),
                 512,
-                Duration.ofNanos(250_000)));
+                Duration.ofNanos(100_000),
+                GpuGuard.Settings.DEFAULTS.holdOn()));
     assertThat(load("version: v1\n").transparent().guard()).isEqualTo(GpuGuard.Settings.DEFAULTS);
     assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {sharePercent: 150}}\n"))
         .isInstanceOf(ConfigException.class)
@@ -97,12 +98,14 @@ class TransparentConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("transparent.guard.share is not a known setting");
     assertThat(
-            load("version: v1\ntransparent: {guard: {holdOn: stream}}\n")
+            load("version: v1\ntransparent: {guard: {holdOn: thread}}\n")
                 .transparent()
                 .guard()
                 .holdOn())
-        .isEqualTo(HoldOn.STREAM);
-    assertThat(GpuGuard.Settings.DEFAULTS.holdOn()).isEqualTo(HoldOn.THREAD);
+        .isEqualTo(HoldOn.THREAD);
+    // The defaults the H200 runs of 2026-12-02 chose (docs/interference-guard.md).
+    assertThat(GpuGuard.Settings.DEFAULTS.holdOn()).isEqualTo(HoldOn.STREAM);
+    assertThat(GpuGuard.Settings.DEFAULTS.inFlight()).isEqualTo(Duration.ofNanos(250_000));
     assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {holdOn: gpu}}\n"))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("transparent.guard.holdOn is gpu: use thread or stream");
