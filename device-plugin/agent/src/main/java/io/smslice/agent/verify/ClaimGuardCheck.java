@@ -42,6 +42,8 @@ public final class ClaimGuardCheck {
     GpuBackend backend = Backends.open(args[0]);
     GreenContext context =
         backend.createGreenContext(backend.devices().getFirst().uuid(), List.of(0, 1));
+    // This thread plays the executor's part, whose thread has its claim's context current.
+    context.makeCurrent();
     GpuFunction spin = context.loadModule(kernels).function("spin");
     GpuStream stream = context.createStream();
     try {
