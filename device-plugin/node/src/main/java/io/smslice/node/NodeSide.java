@@ -43,7 +43,9 @@ import io.smslice.node.transparent.TransparentTenants;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -208,160 +210,181 @@ public final class NodeSide implements AutoCloseable {
                     + g.split()
                     + ", MIG devices "
                     + g.migDevices()));
-    GpuHealthMonitor health =
-        new GpuHealthMonitor(
-            nvml, timings.healthPoll(), timings.xidQuietPeriod(), Clock.systemUTC());
-    health.start(gpus.stream().map(DiscoveredGpu::uuid).toList());
-    metrics.gauge(
-        "smslice_node_gpu_healthy",
-        "1 when the GPU may take work, 0 when it is unhealthy.",
-        () ->
-            gpus.stream()
-                .collect(
-                    Collectors.toMap(
-                        g -> "gpu=\"" + g.uuid() + "\",mode=\"" + g.mode() + "\"",
-                        g -> health.condition(g.uuid()).healthy() ? 1.0 : 0.0)));
+    // What started stops again if a later part fails, last first: the caller gets nothing to close.
+    Deque<Runnable> started = new ArrayDeque<>();
+    try {
+      GpuHealthMonitor health =
+          new GpuHealthMonitor(
+              nvml, timings.healthPoll(), timings.xidQuietPeriod(), Clock.systemUTC());
+      started.push(health::close);
+      health.start(gpus.stream().map(DiscoveredGpu::uuid).toList());
+      metrics.gauge(
+          "smslice_node_gpu_healthy",
+          "1 when the GPU may take work, 0 when it is unhealthy.",
+          () ->
+              gpus.stream()
+                  .collect(
+                      Collectors.toMap(
+                          g -> "gpu=\"" + g.uuid() + "\",mode=\"" + g.mode() + "\"",
+                          g -> health.condition(g.uuid()).healthy() ? 1.0 : 0.0)));
 
-    for (DiscoveredGpu g : gpus) {
-      if (config.needsMps(g.mode())) {
-        try {
-          mps.start(g.uuid());
-        } catch (IOException e) {
-          LOG.log(
-              Level.SEVERE,
-              "cannot start the MPS control daemon for "
-                  + g.uuid()
-                  + " ("
-                  + e.getMessage()
-                  + "): install nvidia-cuda-mps-control on the node image or set mps.controlCommand",
-              e);
+      started.push(mps::close);
+      for (DiscoveredGpu g : gpus) {
+        if (config.needsMps(g.mode())) {
+          try {
+            mps.start(g.uuid());
+          } catch (IOException e) {
+            LOG.log(
+                Level.SEVERE,
+                "cannot start the MPS control daemon for "
+                    + g.uuid()
+                    + " ("
+                    + e.getMessage()
+                    + "): install nvidia-cuda-mps-control on the node image or set mps.controlCommand",
+                e);
+          }
         }
       }
-    }
-    metrics.gauge(
-        "smslice_node_mps_daemon_up",
-        "1 when the GPU's MPS control daemon runs.",
-        () ->
-            gpus.stream()
-                .filter(g -> config.needsMps(g.mode()))
-                .collect(
-                    Collectors.toMap(
-                        g -> "gpu=\"" + g.uuid() + "\"", g -> mps.running(g.uuid()) ? 1.0 : 0.0)));
+      metrics.gauge(
+          "smslice_node_mps_daemon_up",
+          "1 when the GPU's MPS control daemon runs.",
+          () ->
+              gpus.stream()
+                  .filter(g -> config.needsMps(g.mode()))
+                  .collect(
+                      Collectors.toMap(
+                          g -> "gpu=\"" + g.uuid() + "\"",
+                          g -> mps.running(g.uuid()) ? 1.0 : 0.0)));
 
-    Set<String> mpsGpus =
-        gpus.stream()
-            .filter(g -> config.needsMps(g.mode()))
-            .map(DiscoveredGpu::uuid)
-            .collect(Collectors.toSet());
-    Optional<Integer> mpsVersion = mpsGpus.isEmpty() ? Optional.empty() : mps.controlVersion();
-    mpsVersion.ifPresent(v -> LOG.info("MPS control version " + v));
-    SliceNodePublisher publisher =
-        new SliceNodePublisher(
-            client,
-            nodeName,
-            NodeMain.version(),
-            inventory.backendName(),
-            () -> apiGpus(gpus, health, mpsGpus, mpsVersion),
-            () -> ServedClaims.toApi(claims.claims()),
-            config.heartbeat(),
-            metrics,
-            Clock.systemUTC());
-    health.addListener(conditions -> publisher.publishSoon());
-    publisher.start();
-    NodeLabels labels =
-        new NodeLabels(
-            client, nodeName, gpus, claims::claims, uuid -> health.condition(uuid).healthy());
-    health.addListener(conditions -> labels.updateSoon());
-    labels.start(config.heartbeat());
-    ScheduledExecutorService claimWatch =
-        watchClaims(
-            claims,
-            () -> {
-              publisher.publishSoon();
-              labels.updateSoon();
-            },
-            timings.claimPoll());
-    TransparentMetrics.register(metrics, claims, nvml);
-    GuardCapCutEvents capCuts =
-        new GuardCapCutEvents(
-            client,
-            nodeName,
-            config.allocation() == Allocation.DRA
-                ? new ResourceClaimTargets(
-                    new ResourceClaimApi(client, nodeName), cluster, nodeName)
-                : new SliceClaimTargets(cluster, nodeName),
-            claims::guardCapCuts,
-            Clock.systemUTC(),
-            GuardCapCutEvents.INTERVAL);
-    claimWatch.scheduleWithFixedDelay(
-        capCuts::check,
-        timings.claimPoll().toMillis(),
-        timings.claimPoll().toMillis(),
-        TimeUnit.MILLISECONDS);
+      Set<String> mpsGpus =
+          gpus.stream()
+              .filter(g -> config.needsMps(g.mode()))
+              .map(DiscoveredGpu::uuid)
+              .collect(Collectors.toSet());
+      Optional<Integer> mpsVersion = mpsGpus.isEmpty() ? Optional.empty() : mps.controlVersion();
+      mpsVersion.ifPresent(v -> LOG.info("MPS control version " + v));
+      SliceNodePublisher publisher =
+          new SliceNodePublisher(
+              client,
+              nodeName,
+              NodeMain.version(),
+              inventory.backendName(),
+              () -> apiGpus(gpus, health, mpsGpus, mpsVersion),
+              () -> ServedClaims.toApi(claims.claims()),
+              config.heartbeat(),
+              metrics,
+              Clock.systemUTC());
+      health.addListener(conditions -> publisher.publishSoon());
+      started.push(publisher::close);
+      publisher.start();
+      NodeLabels labels =
+          new NodeLabels(
+              client, nodeName, gpus, claims::claims, uuid -> health.condition(uuid).healthy());
+      health.addListener(conditions -> labels.updateSoon());
+      started.push(labels::close);
+      labels.start(config.heartbeat());
+      ScheduledExecutorService claimWatch =
+          watchClaims(
+              claims,
+              () -> {
+                publisher.publishSoon();
+                labels.updateSoon();
+              },
+              timings.claimPoll());
+      started.push(claimWatch::shutdownNow);
+      TransparentMetrics.register(metrics, claims, nvml);
+      GuardCapCutEvents capCuts =
+          new GuardCapCutEvents(
+              client,
+              nodeName,
+              config.allocation() == Allocation.DRA
+                  ? new ResourceClaimTargets(
+                      new ResourceClaimApi(client, nodeName), cluster, nodeName)
+                  : new SliceClaimTargets(cluster, nodeName),
+              claims::guardCapCuts,
+              Clock.systemUTC(),
+              GuardCapCutEvents.INTERVAL);
+      claimWatch.scheduleWithFixedDelay(
+          capCuts::check,
+          timings.claimPoll().toMillis(),
+          timings.claimPoll().toMillis(),
+          TimeUnit.MILLISECONDS);
 
-    ClientFaultRecovery faults =
-        ClientFaultRecovery.watching(
-            health,
-            mpsGpus::contains,
-            nvml,
-            config.paths().proc(),
-            mps,
-            new ClientFaultEvents(client, nodeName, cluster, claims),
-            workers,
-            metrics,
-            timings.faultRecovery());
-
-    AllocationResolver resolver =
-        new AllocationResolver(
-            nodeName,
-            cluster,
-            new AllocationLedger(config.paths().state().resolve("allocations.json")),
-            timings.waitForPod(),
-            Duration.ofMillis(200));
-    ServedGpus served = new ServedGpus(gpus, health);
-    List<ResourceManager> managers = new ArrayList<>();
-    Map<GpuMode, Long> modes =
-        gpus.stream().collect(Collectors.groupingBy(DiscoveredGpu::mode, Collectors.counting()));
-    Optional<TransparentTenants> transparent =
-        modes.containsKey(GpuMode.Green) ? transparentTenants(config, mps) : Optional.empty();
-    // With DRA the kube-scheduler allocates green SMs from the ResourceSlice (DraNode).
-    if (modes.containsKey(GpuMode.Green) && config.allocation() == Allocation.DEVICE_PLUGIN) {
-      managers.add(
-          new GreenSmResources(
-              config.resourceNames().sm(),
-              served,
-              resolver,
-              agent,
-              timings.waitForAgent(),
-              transparent,
-              config.paths().dev(),
-              config.paths().proc()));
-    }
-    if (modes.containsKey(GpuMode.MIG)) {
-      managers.add(
-          new MigResources(
-              config.resourceNames().mig(),
-              served,
-              resolver,
-              config.paths().dev(),
-              config.paths().proc()));
-    }
-    if (modes.containsKey(GpuMode.MPS)) {
-      managers.add(
-          new MpsResources(
-              config.resourceNames().mps(),
-              served,
-              resolver,
+      ClientFaultRecovery faults =
+          ClientFaultRecovery.watching(
+              health,
+              mpsGpus::contains,
+              nvml,
+              config.paths().proc(),
               mps,
-              config.paths().dev(),
-              config.paths().proc()));
+              new ClientFaultEvents(client, nodeName, cluster, claims),
+              workers,
+              metrics,
+              timings.faultRecovery());
+      started.push(faults::close);
+
+      AllocationResolver resolver =
+          new AllocationResolver(
+              nodeName,
+              cluster,
+              new AllocationLedger(config.paths().state().resolve("allocations.json")),
+              timings.waitForPod(),
+              Duration.ofMillis(200));
+      ServedGpus served = new ServedGpus(gpus, health);
+      List<ResourceManager> managers = new ArrayList<>();
+      Map<GpuMode, Long> modes =
+          gpus.stream().collect(Collectors.groupingBy(DiscoveredGpu::mode, Collectors.counting()));
+      Optional<TransparentTenants> transparent =
+          modes.containsKey(GpuMode.Green) ? transparentTenants(config, mps) : Optional.empty();
+      // With DRA the kube-scheduler allocates green SMs from the ResourceSlice (DraNode).
+      if (modes.containsKey(GpuMode.Green) && config.allocation() == Allocation.DEVICE_PLUGIN) {
+        managers.add(
+            new GreenSmResources(
+                config.resourceNames().sm(),
+                served,
+                resolver,
+                agent,
+                timings.waitForAgent(),
+                transparent,
+                config.paths().dev(),
+                config.paths().proc()));
+      }
+      if (modes.containsKey(GpuMode.MIG)) {
+        managers.add(
+            new MigResources(
+                config.resourceNames().mig(),
+                served,
+                resolver,
+                config.paths().dev(),
+                config.paths().proc()));
+      }
+      if (modes.containsKey(GpuMode.MPS)) {
+        managers.add(
+            new MpsResources(
+                config.resourceNames().mps(),
+                served,
+                resolver,
+                mps,
+                config.paths().dev(),
+                config.paths().proc()));
+      }
+      PluginLifecycle plugins =
+          new PluginLifecycle(
+              config.paths().devicePlugins(), managers, timings.registrationRetry(), metrics);
+      started.push(plugins::close);
+      plugins.start();
+      return new NodeSide(
+          gpus, health, mps, publisher, plugins, faults, claimWatch, labels, transparent);
+    } catch (IOException | RuntimeException e) {
+      for (Runnable stop : started) {
+        try {
+          stop.run();
+        } catch (RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
     }
-    PluginLifecycle plugins =
-        new PluginLifecycle(
-            config.paths().devicePlugins(), managers, timings.registrationRetry(), metrics);
-    plugins.start();
-    return new NodeSide(
-        gpus, health, mps, publisher, plugins, faults, claimWatch, labels, transparent);
   }
 
   /** Installs the interposer on the host when transparent slices are on. */

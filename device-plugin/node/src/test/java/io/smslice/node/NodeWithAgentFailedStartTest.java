@@ -20,11 +20,22 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A NodeWithAgent whose node side or DRA plugin cannot start stops what it had started: the guard's
- * pressure sampler and the agent (its dead-owner sweep) leave no thread behind.
+ * pressure sampler, the agent (its dead-owner sweep) and the node side's own parts (GPU health,
+ * SliceNode and label publishing, the claim watch, client-fault recovery) leave no thread behind,
+ * whether the node side itself failed part-way (its device plugins) or a part after it did.
  */
 @EnableKubernetesMockClient(crud = true)
 class NodeWithAgentFailedStartTest {
-  private static final Set<String> STARTED_BEFORE = Set.of("guard-pressure", "guard-sweep");
+  private static final Set<String> STARTED_BEFORE =
+      Set.of(
+          "guard-pressure",
+          "guard-sweep",
+          "gpu-health-poll",
+          "gpu-xid-events",
+          "slicenode-publisher",
+          "node-labels",
+          "claim-state-watch",
+          "mps-fault-recovery");
 
   KubernetesClient client;
   @TempDir Path tmp;
