@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "green_split.h"
+
 #define CHECK(x)                                                  \
   do {                                                            \
     CUresult r_ = (x);                                            \
@@ -75,21 +77,10 @@ static int await_file(const char *what, int phase, double timeout_s) {
 static CUdevice dev;
 static CUfunction spin_fn;
 
-/* A green context of the split's 16-SM part (victim) or the rest (blocker). */
+/* A green context of the split's 16-SM part (victim) or the rest (blocker), made current. */
 static CUgreenCtx slice(int victim, unsigned *sms) {
-  CUdevResource all, part, rest;
-  CHECK(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
-  unsigned groups = 1;
-  CHECK(cuDevSmResourceSplitByCount(&part, &groups, &all, &rest, 0, 16));
-  CUdevResource *mine = victim ? &part : &rest;
-  *sms = mine->sm.smCount;
-  CUdevResourceDesc desc;
-  CHECK(cuDevResourceGenerateDesc(&desc, mine, 1));
   CUgreenCtx green;
-  CHECK(cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
-  CUcontext ctx;
-  CHECK(cuCtxFromGreenCtx(&ctx, green));
-  CHECK(cuCtxSetCurrent(ctx));
+  CHECK(green_split(dev, 16, !victim, &green, sms));
   CUmodule mod;
   CHECK(cuModuleLoad(&mod, "gate_neighbour_probe.cubin"));
   CHECK(cuModuleGetFunction(&spin_fn, mod, "_Z4spinx"));

@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "green_split.h"
+
 #define CHECK(x)                                                          \
   do {                                                                    \
     CUresult r_ = (x);                                                    \
@@ -134,23 +136,15 @@ int main(int argc, char **argv) {
   snprintf(where, sizeof where, "%s primary", label);
   if (measure(where, s, host_dev, gate, counter, (unsigned *)(host_dev + 64))) return 1;
 
-  CUdevResource all, part, rest;
-  CHECK(cuDeviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM));
-  unsigned groups = 1;
-  CHECK(cuDevSmResourceSplitByCount(&part, &groups, &all, &rest, 0, 16));
-  CUdevResourceDesc desc;
-  CHECK(cuDevResourceGenerateDesc(&desc, &part, 1));
   CUgreenCtx green;
-  CHECK(cuGreenCtxCreate(&green, desc, dev, CU_GREEN_CTX_DEFAULT_STREAM));
-  CUcontext gctx;
-  CHECK(cuCtxFromGreenCtx(&gctx, green));
-  CHECK(cuCtxSetCurrent(gctx));
+  unsigned sms;
+  CHECK(green_split(dev, 16, 0, &green, &sms));
   CUmodule gmod;
   CHECK(cuModuleLoad(&gmod, "stream_gate_probe.cubin"));
   CHECK(cuModuleGetFunction(&spin_fn, gmod, "_Z4spinxPj"));
   CUstream gs;
   CHECK(cuGreenCtxStreamCreate(&gs, green, CU_STREAM_NON_BLOCKING, 0));
-  snprintf(where, sizeof where, "%s green 16 SMs (%u)", label, part.sm.smCount);
+  snprintf(where, sizeof where, "%s green 16 SMs (%u)", label, sms);
   if (measure(where, gs, host_dev, gate, counter, (unsigned *)(host_dev + 64))) return 1;
   return 0;
 }
