@@ -10,18 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "green_split.h"
-
-#define CHECK(x)                                                          \
-  do {                                                                    \
-    CUresult r_ = (x);                                                    \
-    if (r_ != CUDA_SUCCESS) {                                             \
-      const char *s_ = "?";                                               \
-      cuGetErrorName(r_, &s_);                                            \
-      printf("FAILED %s: %s (%d)\n", #x, s_, (int)r_);                    \
-      return 1;                                                           \
-    }                                                                     \
-  } while (0)
+#include "gate_probe.h"
 
 __global__ void spin(long long ns, unsigned *counter) {
   long long start, now;

@@ -1,7 +1,22 @@
-// The probes' green contexts: one split of the GPU's SMs into a part of a given size and the rest.
-#ifndef SMSLICE_VERIFY_GREEN_SPLIT_H
-#define SMSLICE_VERIFY_GREEN_SPLIT_H
+// What the stream-gate probes share: a check that ends the probe at the first failing driver call,
+// and their green contexts, one split of the GPU's SMs into a part of a given size and the rest.
+#ifndef SMSLICE_VERIFY_GATE_PROBE_H
+#define SMSLICE_VERIFY_GATE_PROBE_H
 #include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(x)                                           \
+  do {                                                     \
+    CUresult r_ = (x);                                     \
+    if (r_ != CUDA_SUCCESS) {                              \
+      const char *s_ = "?";                                \
+      cuGetErrorName(r_, &s_);                             \
+      printf("FAILED %s: %s (%d)\n", #x, s_, (int)r_);     \
+      fflush(stdout);                                      \
+      exit(1);                                             \
+    }                                                      \
+  } while (0)
 
 /* Makes a green context of the split's first `sms` SMs (rest 0) or of the SMs left (rest 1) and
  * makes it current; its SM count goes to *count. */
