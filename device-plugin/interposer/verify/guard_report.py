@@ -57,7 +57,9 @@ def guard_name(s):
     if s == "1@0":
         return "on, the depth alone"
     if s.startswith("1@"):
-        return f"on, {s[2:]} ms in flight"
+        inflight, _, ahead = s[2:].partition("@")
+        closing = f", closing {ahead} ms ahead" if ahead and float(ahead) > 0 else ""
+        return f"on, {inflight} ms in flight{closing}"
     return {"0": "off", "1": "on", "-": "-"}[s]
 
 

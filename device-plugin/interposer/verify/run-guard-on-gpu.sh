@@ -15,8 +15,10 @@
 # Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
 # off/on rounds of phases per neighbour, 2), DEPTH (best-effort launches in flight at most, 512),
 # INFLIGHT_MS (their estimated GPU time in flight at most, 0.5; 0: the depth alone), SWEEP (in-flight
-# bounds, ms, each a guarded phase of every round, default INFLIGHT_MS), MAX_HOLD_MS (10), SHARE
-# (0.5), WINDOW_MS (100), HOLD_ON (how best-effort tenants hold: thread or stream, thread), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
+# bounds, ms, each a guarded phase of every round, default INFLIGHT_MS; MS@AHEAD also closes gates
+# AHEAD ms before the periodic victim's next frame is due), MAX_HOLD_MS (10), SHARE
+# (0.5), WINDOW_MS (100), HOLD_ON (how best-effort tenants hold: thread or stream, thread), AHEAD_MS
+# (gates close this long before a periodic victim's frame is due, 0; a SWEEP entry's @AHEAD sets its own), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
 # (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540), NALONE_S (seconds the neighbour
 # runs alone in each guard state before the victim starts, 5),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
@@ -35,7 +37,7 @@ log=$out/run.log
 FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
 PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-512} INFLIGHT_MS=${INFLIGHT_MS:-0.5} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
 WINDOW_MS=${WINDOW_MS:-100} SWEEP=${SWEEP:-$INFLIGHT_MS} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
-NALONE_S=${NALONE_S:-5} HOLD_ON=${HOLD_ON:-thread}
+NALONE_S=${NALONE_S:-5} HOLD_ON=${HOLD_ON:-thread} AHEAD_MS=${AHEAD_MS:-0}
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 note() { echo "$*" | tee -a "$md"; }
@@ -50,7 +52,7 @@ gtool() { "$jre/bin/java" -cp "$bundle/agent/*" io.smslice.agent.verify.GuardFil
   echo "# The interference guard on the H200 GPU machine"
   echo
   echo "Command: \`device-plugin/interposer/verify/run-guard-on-gpu.sh \"$parts\"\` (bundle from prepare-gpu-run.sh)  "
-  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH INFLIGHT_MS=$INFLIGHT_MS SWEEP=\"$SWEEP\" MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS HOLD_ON=$HOLD_ON  "
+  echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH INFLIGHT_MS=$INFLIGHT_MS SWEEP=\"$SWEEP\" MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS HOLD_ON=$HOLD_ON AHEAD_MS=$AHEAD_MS  "
   echo "Date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  "
   echo "Commit measured: $(cat "$bundle/COMMIT" 2>/dev/null || echo unknown)  "
   echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,mig.mode.current,compute_mode,power.limit --format=csv,noheader)  "
@@ -74,7 +76,7 @@ start_node() {
 stop_node() { touch "$work/agent/stop"; wait $node_pid; }
 
 guard=/dev/shm/smslice-guard-verify
-gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" "$INFLIGHT_MS" "$HOLD_ON" >>"$log" 2>&1 || note "GuardFileTool create failed"
+gtool create "$guard" "$MAX_HOLD_MS" "$SHARE" "$WINDOW_MS" "$DEPTH" "$INFLIGHT_MS" "$HOLD_ON" "$AHEAD_MS" >>"$log" 2>&1 || note "GuardFileTool create failed"
 
 # claim|none, priority|-, command...: an unmodified program as a tenant of the claim; with a
 # priority it gets the guard's two variables, as the node's Allocate gives them.
@@ -111,8 +113,19 @@ wait_file() { # file, seconds
   return 1
 }
 
+# A guard state: 0 off, 1 on, 1@MS on with an in-flight bound of MS, 1@MS@AHEAD the same with
+# best-effort gates closing AHEAD ms before a periodic latency-critical tenant's next frame is due.
+apply_state() {
+  gtool enable "$guard" "${1%%@*}" >>"$log" 2>&1
+  local rest=${1#*@}
+  [ "$rest" = "$1" ] && return
+  local ahead=0
+  [ "${rest#*@}" = "$rest" ] || ahead=${rest#*@}
+  gtool limits "$guard" "${rest%%@*}" "$ahead" >>"$log" 2>&1
+}
+
 # label, kind, neighbour log|-, claim, priority, period ms, guard states...: one victim process,
-# one phase per state (0 guard off, 1 on, 1@MS on with an in-flight bound of MS, - leave it; a
+# one phase per state (0 guard off, 1 on, 1@MS[@AHEAD] as apply_state, - leave it; a
 # state after a "+" first starts the neighbour given as NEIGHBOUR_CLAIM:KIND), each phase's line
 # appended to phases.
 victim_phases() {
@@ -133,8 +146,7 @@ victim_phases() {
       npid=$neighbour_pid
       continue
     fi
-    [ "$state" = - ] || gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
-    [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
+    [ "$state" = - ] || apply_state "$state"
     touch "$ctl/go-$k"
     while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
     [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
@@ -173,8 +185,7 @@ part_neighbours() {
     local npid=$neighbour_pid
     local state s e
     for state in $(guarded_states); do
-      gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
-      [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
+      apply_state "$state"
       s=$(date +%s.%N); sleep "$NALONE_S"; e=$(date +%s.%N)
       echo "nalone $kind $state $nlog start=$s end=$e" >> "$work/phases"
       # Per state: the slot's launches so far and its estimate of GPU time per launch.
@@ -197,8 +208,7 @@ part_bound() {
   for i in $(seq 1 $ALTERNATIONS); do
     [ "$(left)" -gt 30 ] || { note "bound round $i skipped: out of time"; break; }
     for state in $(if [ $((i % 2)) = 1 ]; then guarded_states; else guarded_states | tac; fi); do
-      gtool enable "$guard" "${state%%@*}" >>"$log" 2>&1
-      [ "${state#*@}" = "$state" ] || gtool limits "$guard" "${state#*@}" >>"$log" 2>&1
+      apply_state "$state"
       s=$(date +%s.%N); sleep "$NALONE_S"; e=$(date +%s.%N)
       echo "nalone train-bound $state $nlog start=$s end=$e" >> "$work/phases"
     done

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,9 @@ enum { EVENT_BLOCKING_SYNC = 1, EVENT_DISABLE_TIMING = 2, CAPTURE_MODE_RELAXED =
 enum { HOST_ALLOC_PORTABLE = 1, HOST_ALLOC_DEVICEMAP = 2, WAIT_VALUE_EQ = 1 };
 #define STREAM_PER_THREAD ((CUstream)0x2)
 enum { RING = GUARD_MAX_DEPTH, POLL_NANOS = 200000, ROLE_NONE = 0, MARKS = 16 };
+/* Frames: intervals that must agree before a tenant counts as periodic, and frames a best-effort
+ * gate still expects after the latest one came (so a tenant that stops costs at most that many). */
+enum { FRAME_INTERVALS = 4, FRAMES_EXPECTED = 2 };
 /* How long a gate thread sleeps before it looks again without being woken. */
 #define GATE_IDLE_NANOS 50000000LL
 #define CHECK_NANOS 100000000LL
@@ -87,6 +91,11 @@ static struct {
   uint64_t left;
 } marks[MARKS];
 static int next_mark;
+/* Latency-critical: when its work in flight last ran out, when its latest frame began, and the
+ * intervals between its latest frames. */
+static int64_t idle_since, frame_start;
+static int64_t intervals[FRAME_INTERVALS];
+static int intervals_seen;
 
 static int64_t now_nanos(void) {
   struct timespec t;
@@ -237,10 +246,33 @@ static int own_slot(void) {
   return take_slot() == 0;
 }
 
+/* Latency-critical: work in flight after an idle gap of at least the file's ahead time begins a
+ * frame. When its last FRAME_INTERVALS intervals agree within that time the tenant is periodic, and
+ * its slot says so with the shortest of them, so best-effort gates can close before its next frame
+ * is due rather than after it began. Caller holds lock and owns the slot. */
+static void learn_frames(int64_t now) {
+  int64_t ahead = LOAD(AT(file, GUARD_AHEAD_NANOS_OFFSET, int64_t));
+  if (ahead <= 0 || (idle_since != 0 && now - idle_since < ahead)) return;
+  if (frame_start != 0) intervals[intervals_seen++ % FRAME_INTERVALS] = now - frame_start;
+  frame_start = now;
+  int64_t lo = INT64_MAX, hi = 0;
+  for (int i = 0; i < FRAME_INTERVALS && i < intervals_seen; i++) {
+    if (intervals[i] < lo) lo = intervals[i];
+    if (intervals[i] > hi) hi = intervals[i];
+  }
+  STORE(AT(slot, GUARD_SLOT_PERIOD, int64_t),
+        intervals_seen >= FRAME_INTERVALS && hi - lo <= ahead ? lo : 0);
+  STORE(AT(slot, GUARD_SLOT_FRAME_START, int64_t), now);
+}
+
 /* The latency-critical process's work in flight went from none to some, or back. Holds lock. */
 static void publish_busy(int busy) {
   if (!own_slot()) return;
   int64_t now = now_nanos();
+  if (busy)
+    learn_frames(now);
+  else
+    idle_since = now;
   STORE(AT(slot, GUARD_SLOT_LEASE, int64_t), now);
   STORE(AT(slot, GUARD_SLOT_BUSY_SINCE, int64_t), busy ? now : 0);
   ADD(AT(file, GUARD_BUSY_COUNT_OFFSET, int32_t), busy ? 1 : -1);
@@ -460,6 +492,47 @@ static int await_release(int64_t end) {
   }
 }
 
+/* Best-effort: when the next frame of a periodic latency-critical tenant is due, the earliest whose
+ * ahead time has not passed, at most FRAMES_EXPECTED periods after the tenant's latest frame; 0
+ * when none is. */
+static int64_t expected_frame(int64_t now, int64_t ahead) {
+  int64_t earliest = 0;
+  for (int i = 0; i < GUARD_SLOTS; i++) {
+    unsigned char *s = slot_at(i);
+    if (LOAD(AT(s, GUARD_SLOT_ROLE, int32_t)) != GUARD_ROLE_LATENCY_CRITICAL ||
+        LOAD(AT(s, GUARD_SLOT_OWNER, int64_t)) == 0)
+      continue;
+    int64_t period = LOAD(AT(s, GUARD_SLOT_PERIOD, int64_t));
+    int64_t latest = LOAD(AT(s, GUARD_SLOT_FRAME_START, int64_t));
+    if (period <= 0 || latest <= 0) continue;
+    int64_t due = latest + period;
+    for (int k = 1; k < FRAMES_EXPECTED && due + ahead <= now; k++) due += period;
+    if (due + ahead > now && (earliest == 0 || due < earliest))
+      earliest = due;
+  }
+  return earliest;
+}
+
+/* Best-effort, its gate closed ahead of a frame due: waits until latency-critical work begins and
+ * then as await_release, or until `until` passes with none begun (the frame did not come; not a
+ * cut), or the deadline (a cut). */
+static int await_frame(int64_t until, int64_t end) {
+  int64_t max_hold = LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t));
+  int32_t *starts = AT(file, GUARD_STARTS_OFFSET, int32_t);
+  for (;;) {
+    int32_t seen = LOAD(starts);
+    int64_t now = now_nanos();
+    if (critical_busy(now, max_hold) == 1) return await_release(end);
+    if (now >= end) return 1;
+    if (now >= until) {
+      if (own_slot()) ADD(AT(slot, GUARD_SLOT_AHEAD_MISSED, int32_t), 1);
+      return 0;
+    }
+    int64_t left = (until < end ? until : end) - now;
+    futex_wait(starts, seen, left < POLL_NANOS ? left : POLL_NANOS);
+  }
+}
+
 /* Best-effort: the end of a hold, counted in the slot. */
 static void count_hold(int cut) {
   pthread_mutex_lock(&lock);
@@ -491,17 +564,27 @@ static int hold(void) {
 }
 
 /* Best-effort, holding on the GPU: one thread per process closes its gate while latency-critical
- * work is in flight, within the same caps as a hold on the thread, and sleeps otherwise until a
- * latency-critical slot goes busy. The time its gate is closed counts as held, whether or not its
+ * work is in flight and, with an ahead time, from that long before a periodic latency-critical
+ * tenant's next frame is due until it begins (twice that time at most when it does not come), so
+ * that the stream work queued past the last wait has run by then; within the same caps as a hold
+ * on the thread. Otherwise it sleeps until a latency-critical slot goes busy or the next closing. The time its gate is closed counts as held, whether or not its
  * streams had work queued. */
 static void *keep_gate(void *unused) {
   (void)unused;
   int32_t *starts = AT(file, GUARD_STARTS_OFFSET, int32_t);
+  /* Closing ahead of a frame is timed by this thread's sleeps: no 50 us of default slack. */
+  prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
   for (;;) {
     int32_t seen = LOAD(starts);
     int64_t now = now_nanos(), sleep = GATE_IDLE_NANOS;
-    if (LOAD(AT(file, GUARD_ENABLED_OFFSET, int32_t)) == 1 &&
-        critical_busy(now, LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t))) == 1) {
+    int64_t ahead = LOAD(AT(file, GUARD_AHEAD_NANOS_OFFSET, int64_t));
+    int busy = 0;
+    int64_t due = 0;
+    if (LOAD(AT(file, GUARD_ENABLED_OFFSET, int32_t)) == 1) {
+      busy = critical_busy(now, LOAD(AT(file, GUARD_MAX_HOLD_NANOS_OFFSET, int64_t))) == 1;
+      if (!busy && ahead > 0) due = expected_frame(now, ahead);
+    }
+    if (busy || (due != 0 && now >= due - ahead)) {
       pthread_mutex_lock(&lock);
       int64_t end = hold_deadline(now);
       if (end > now) holders++;
@@ -510,7 +593,8 @@ static void *keep_gate(void *unused) {
         ADD(&gate_flips, 1u);
         STORE(gate, 1u);
         if (own_slot()) STORE(AT(slot, GUARD_SLOT_GATE_CLOSED, int32_t), 1);
-        int cut = await_release(end);
+        if (!busy && own_slot()) ADD(AT(slot, GUARD_SLOT_AHEAD, int32_t), 1);
+        int cut = busy ? await_release(end) : await_frame(due + ahead, end);
         STORE(gate, 0u);
         ADD(&gate_flips, 1u);
         if (own_slot()) STORE(AT(slot, GUARD_SLOT_GATE_CLOSED, int32_t), 0);
@@ -520,6 +604,8 @@ static void *keep_gate(void *unused) {
       /* The share is spent: nothing holds until the window ends. */
       sleep = window_start + LOAD(AT(file, GUARD_WINDOW_NANOS_OFFSET, int64_t)) - now;
       if (sleep < POLL_NANOS) sleep = POLL_NANOS;
+    } else if (due != 0 && due - ahead - now < sleep) {
+      sleep = due - ahead - now;
     }
     STORE(gate, 0u); /* closed from the start until this thread first looked */
     futex_wait(starts, seen, sleep);
@@ -741,6 +827,8 @@ static void forget_in_child(void) {
   gate_address = 0;
   waits_queued = gate_flips = 0;
   memset(marks, 0, sizeof marks);
+  idle_since = frame_start = 0;
+  intervals_seen = 0;
 }
 
 __attribute__((constructor)) static void guard_at_load(void) {

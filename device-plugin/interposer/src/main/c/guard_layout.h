@@ -21,6 +21,9 @@
 #define GUARD_STARTS_OFFSET 44          /* int, a futex: bumped when such a slot goes busy */
 #define GUARD_BE_INFLIGHT_NANOS_OFFSET 48 /* long: best-effort GPU time in flight at most, 0 none */
 #define GUARD_BE_HOLD_OFFSET 56         /* int: GUARD_HOLD_STREAM: best-effort may hold on the GPU */
+/* long: how long before a periodic latency-critical tenant's next frame is due best-effort gates
+ * close, and the idle gap that begins a frame; 0: never ahead. Zero in files of earlier agents. */
+#define GUARD_AHEAD_NANOS_OFFSET 64
 
 /* Slots: one per tenant process, taken by write-locking the slot's bytes (fcntl, for the owner's
  * life: the kernel drops the lock when it dies) and then a compare-and-set of OWNER. A slot with
@@ -43,6 +46,10 @@
 #define GUARD_SLOT_HOLD_MODE 128  /* int: best-effort, GUARD_HOLD_* */
 #define GUARD_SLOT_GATE_CLOSED 132 /* int: best-effort, 1 while its streams are held on the GPU */
 #define GUARD_SLOT_STREAM_WAITS 136 /* long: best-effort, the waits put on its streams */
+#define GUARD_SLOT_FRAME_START 144 /* long: latency-critical, ns its latest frame began */
+#define GUARD_SLOT_PERIOD 152     /* long: latency-critical, ns between its frames; 0 not periodic */
+#define GUARD_SLOT_AHEAD 160      /* int: best-effort, gate closings ahead of an expected frame */
+#define GUARD_SLOT_AHEAD_MISSED 164 /* int: of those, ended with no latency-critical work begun */
 
 #define GUARD_ROLE_LATENCY_CRITICAL 1
 #define GUARD_ROLE_BEST_EFFORT 2

@@ -59,6 +59,12 @@ public final class GuardLayout {
    */
   public static final long BE_HOLD_OFFSET = 56;
 
+  /**
+   * Long: how long before a periodic latency-critical tenant's next frame is due best-effort gates
+   * close, and the idle gap that begins a frame; 0 (as in files of earlier agents): never ahead.
+   */
+  public static final long AHEAD_NANOS_OFFSET = 64;
+
   /** The most best-effort launches a tenant keeps in flight, whatever the depth says. */
   public static final int MAX_DEPTH = 1024;
 
@@ -108,6 +114,18 @@ public final class GuardLayout {
 
   /** Long: the waits a best-effort process has put on its streams. */
   public static final long SLOT_STREAM_WAITS = 136;
+
+  /** Long: when a latency-critical tenant's latest frame began (work after an idle gap). */
+  public static final long SLOT_FRAME_START = 144;
+
+  /** Long: ns between a latency-critical tenant's frames while they are periodic, else 0. */
+  public static final long SLOT_PERIOD = 152;
+
+  /** Int: a best-effort process's gate closings ahead of an expected frame. */
+  public static final long SLOT_AHEAD = 160;
+
+  /** Int: of those, the ones that ended with no latency-critical work begun. */
+  public static final long SLOT_AHEAD_MISSED = 164;
 
   public static final int ROLE_LATENCY_CRITICAL = 1;
   public static final int ROLE_BEST_EFFORT = 2;

@@ -39,6 +39,9 @@ public final class ClaimGuard implements AutoCloseable {
   /** Best-effort: GPU time per operation, a moving mean; 0 unknown. */
   private long launchNanos;
 
+  /** Latency-critical: its frames, published for best-effort gates that close ahead of them. */
+  private final FramePeriod frames = new FramePeriod();
+
   private long windowStart;
   private long heldInWindow;
   private long checkedAt;
@@ -236,6 +239,13 @@ public final class ClaimGuard implements AutoCloseable {
       return;
     }
     long now = System.nanoTime();
+    long ahead = gpu.getLong(GuardLayout.AHEAD_NANOS_OFFSET);
+    if (!busy) {
+      frames.idle(now);
+    } else if (frames.busy(now, ahead)) {
+      gpu.putLong(slot + GuardLayout.SLOT_PERIOD, frames.period(ahead));
+      gpu.putLong(slot + GuardLayout.SLOT_FRAME_START, now);
+    }
     gpu.putLong(slot + GuardLayout.SLOT_LEASE, now);
     gpu.putLong(slot + GuardLayout.SLOT_BUSY_SINCE, busy ? now : 0);
     gpu.addInt(GuardLayout.BUSY_COUNT_OFFSET, busy ? 1 : -1);

@@ -45,6 +45,9 @@ public final class GpuGuard implements AutoCloseable {
    *     launches times its measured time per launch), within {@code depth}; zero: the depth alone
    * @param holdOn how best-effort tenants of the interposer hold: their launching threads, or their
    *     streams on the GPU (where the driver has stream waits)
+   * @param ahead how long before a periodic latency-critical tenant's next frame is due the
+   *     interposer's best-effort gates close (holding on the GPU), and the idle gap that begins a
+   *     frame; zero: they close only once its work has begun
    */
   public record Settings(
       Duration maxHold,
@@ -52,7 +55,8 @@ public final class GpuGuard implements AutoCloseable {
       Duration window,
       int depth,
       Duration inFlight,
-      HoldOn holdOn) {
+      HoldOn holdOn,
+      Duration ahead) {
     public static final Settings DEFAULTS =
         new Settings(
             Duration.ofMillis(10),
@@ -60,11 +64,12 @@ public final class GpuGuard implements AutoCloseable {
             Duration.ofMillis(100),
             16,
             Duration.ofNanos(250_000),
-            HoldOn.STREAM);
+            HoldOn.STREAM,
+            Duration.ZERO);
 
     /** Holding on the launching thread. */
     public Settings(Duration maxHold, double share, Duration window, int depth, Duration inFlight) {
-      this(maxHold, share, window, depth, inFlight, HoldOn.THREAD);
+      this(maxHold, share, window, depth, inFlight, HoldOn.THREAD, Duration.ZERO);
     }
 
     public Settings {
@@ -76,8 +81,9 @@ public final class GpuGuard implements AutoCloseable {
             "the guard's share must be within 0..1 and its depth within 1.."
                 + GuardLayout.MAX_DEPTH);
       }
-      if (inFlight.isNegative()) {
-        throw new IllegalArgumentException("the guard's in-flight time must not be negative");
+      if (inFlight.isNegative() || ahead.isNegative()) {
+        throw new IllegalArgumentException(
+            "the guard's in-flight and ahead times must not be negative");
       }
       java.util.Objects.requireNonNull(holdOn, "holdOn");
     }
@@ -95,7 +101,10 @@ public final class GpuGuard implements AutoCloseable {
       int capCuts,
       int launchNanos,
       int holdMode,
-      long streamWaits) {}
+      long streamWaits,
+      long periodNanos,
+      int ahead,
+      int aheadMissed) {}
 
   private final Path path;
   private final Arena arena;
@@ -139,6 +148,7 @@ public final class GpuGuard implements AutoCloseable {
     guard.putInt(
         GuardLayout.BE_HOLD_OFFSET,
         settings.holdOn() == HoldOn.STREAM ? GuardLayout.HOLD_STREAM : GuardLayout.HOLD_THREAD);
+    guard.putLong(GuardLayout.AHEAD_NANOS_OFFSET, settings.ahead().toNanos());
     guard.putInt(GuardLayout.VERSION_OFFSET, GuardLayout.VERSION);
     guard.putInt(GuardLayout.MAGIC_OFFSET, GuardLayout.MAGIC);
     guard.close();
@@ -191,6 +201,14 @@ public final class GpuGuard implements AutoCloseable {
     putLong(GuardLayout.BE_INFLIGHT_NANOS_OFFSET, inFlight.toNanos());
   }
 
+  /** Sets how long ahead of a periodic latency-critical frame gates close (zero: never ahead). */
+  public void setAhead(Duration ahead) {
+    if (ahead.isNegative()) {
+      throw new IllegalArgumentException("the guard's ahead time must not be negative");
+    }
+    putLong(GuardLayout.AHEAD_NANOS_OFFSET, ahead.toNanos());
+  }
+
   public boolean enabled() {
     return getInt(GuardLayout.ENABLED_OFFSET) == 1;
   }
@@ -219,7 +237,10 @@ public final class GpuGuard implements AutoCloseable {
               getInt(at + GuardLayout.SLOT_CAP_CUTS),
               getInt(at + GuardLayout.SLOT_LAUNCH_NANOS),
               getInt(at + GuardLayout.SLOT_HOLD_MODE),
-              getLong(at + GuardLayout.SLOT_STREAM_WAITS)));
+              getLong(at + GuardLayout.SLOT_STREAM_WAITS),
+              getLong(at + GuardLayout.SLOT_PERIOD),
+              getInt(at + GuardLayout.SLOT_AHEAD),
+              getInt(at + GuardLayout.SLOT_AHEAD_MISSED)));
     }
     return out;
   }

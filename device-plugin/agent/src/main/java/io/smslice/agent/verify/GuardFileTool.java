@@ -13,8 +13,8 @@ import java.util.Locale;
  * phases of the same processes as the node would when claims come and go.
  *
  * <p>Usage: {@code create <file> <max hold ms> <share 0..1> <window ms> <depth> [<in-flight ms>
- * [thread|stream]]}, {@code limits <file> <in-flight ms>}, {@code enable <file> 0|1}, {@code report
- * <file>} (one line per taken slot).
+ * [thread|stream [<ahead ms>]]]}, {@code limits <file> <in-flight ms> [<ahead ms>]}, {@code enable
+ * <file> 0|1}, {@code report <file>} (one line per taken slot).
  */
 public final class GuardFileTool {
   private GuardFileTool() {}
@@ -29,19 +29,23 @@ public final class GuardFileTool {
       case "create" -> {
         GpuGuard.Settings settings =
             new GpuGuard.Settings(
-                Duration.ofNanos((long) (Double.parseDouble(args[2]) * 1e6)),
+                Duration.ofNanos(millisToNanos(args[2])),
                 Double.parseDouble(args[3]),
-                Duration.ofNanos((long) (Double.parseDouble(args[4]) * 1e6)),
+                Duration.ofNanos(millisToNanos(args[4])),
                 Integer.parseInt(args[5]),
-                Duration.ofNanos(args.length > 6 ? (long) (Double.parseDouble(args[6]) * 1e6) : 0),
-                args.length > 7 ? HoldOn.valueOf(args[7].toUpperCase(Locale.ROOT)) : HoldOn.THREAD);
+                Duration.ofNanos(args.length > 6 ? millisToNanos(args[6]) : 0),
+                args.length > 7 ? HoldOn.valueOf(args[7].toUpperCase(Locale.ROOT)) : HoldOn.THREAD,
+                Duration.ofNanos(args.length > 8 ? millisToNanos(args[8]) : 0));
         try (GpuGuard guard = GpuGuard.create(file, settings)) {
           System.out.println("guard file " + guard.path() + " " + settings);
         }
       }
       case "limits" -> {
         try (GpuGuard guard = GpuGuard.open(file)) {
-          guard.setInFlight(Duration.ofNanos((long) (Double.parseDouble(args[2]) * 1e6)));
+          guard.setInFlight(Duration.ofNanos(millisToNanos(args[2])));
+          if (args.length > 3) {
+            guard.setAhead(Duration.ofNanos(millisToNanos(args[3])));
+          }
         }
       }
       case "enable" -> {
@@ -55,7 +59,8 @@ public final class GuardFileTool {
           for (GpuGuard.Slot s : guard.slots()) {
             System.out.printf(
                 "slot claim=%s role=%s busy=%s launched=%d completed=%d held_ms=%.1f holds=%d"
-                    + " cap_cuts=%d launch_us=%.1f hold=%s stream_waits=%d%n",
+                    + " cap_cuts=%d launch_us=%.1f hold=%s stream_waits=%d period_ms=%.3f"
+                    + " ahead=%d ahead_missed=%d%n",
                 s.claim(),
                 s.role() == 1 ? "LatencyCritical" : s.role() == 2 ? "BestEffort" : "?",
                 s.busy(),
@@ -68,7 +73,10 @@ public final class GuardFileTool {
                 s.holdMode() == GuardLayout.HOLD_STREAM
                     ? "stream"
                     : s.holdMode() == GuardLayout.HOLD_THREAD ? "thread" : "-",
-                s.streamWaits());
+                s.streamWaits(),
+                s.periodNanos() / 1e6,
+                s.ahead(),
+                s.aheadMissed());
           }
         }
       }
@@ -77,5 +85,9 @@ public final class GuardFileTool {
         System.exit(2);
       }
     }
+  }
+
+  private static long millisToNanos(String millis) {
+    return (long) (Double.parseDouble(millis) * 1e6);
   }
 }

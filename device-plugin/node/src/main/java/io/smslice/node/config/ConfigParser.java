@@ -140,6 +140,7 @@ final class ConfigParser {
             "depth",
             "inFlightMicros",
             "holdOn",
+            "aheadMicros",
             "onlyUnderPressure",
             "memoryBusyPercent",
             "pressureHoldSeconds"));
@@ -150,7 +151,9 @@ final class ConfigParser {
         (int) guardInt(tree, "depth", d.depth(), 1, GuardLayout.MAX_DEPTH),
         Duration.ofNanos(
             1000 * guardInt(tree, "inFlightMicros", d.inFlight().toNanos() / 1000, 0, 1_000_000)),
-        holdOn(tree.getOrDefault("holdOn", d.holdOn().name().toLowerCase(Locale.ROOT))));
+        holdOn(tree.getOrDefault("holdOn", d.holdOn().name().toLowerCase(Locale.ROOT))),
+        Duration.ofNanos(
+            1000 * guardInt(tree, "aheadMicros", d.ahead().toNanos() / 1000, 0, 100_000)));
   }
 
   private HoldOn holdOn(Object value) {

@@ -79,6 +79,7 @@ class TransparentConfigTest {
                 sharePercent: 20
                 inFlightMicros: 100
                 depth: 512
+                aheadMicros: 600
             """);
     assertThat(c.transparent().guard())
         .isEqualTo(
@@ -88,7 +89,8 @@ class TransparentConfigTest {
                 GpuGuard.Settings.DEFAULTS.window(),
                 512,
                 Duration.ofNanos(100_000),
-                GpuGuard.Settings.DEFAULTS.holdOn()));
+                GpuGuard.Settings.DEFAULTS.holdOn(),
+                Duration.ofNanos(600_000)));
     assertThat(load("version: v1\n").transparent().guard()).isEqualTo(GpuGuard.Settings.DEFAULTS);
     assertThatThrownBy(() -> load("version: v1\ntransparent: {guard: {sharePercent: 150}}\n"))
         .isInstanceOf(ConfigException.class)
