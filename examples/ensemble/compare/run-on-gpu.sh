@@ -8,7 +8,7 @@
 #               and its claim's environment. The guarded ones (green-guard, green-copy-guard) also
 #               get a guard file made by the agent's code, turned on, with the node config's
 #               transparent.guard defaults unless GUARD_LIMITS says "hold-ms share window-ms depth
-#               in-flight-ms thread|stream".
+#               in-flight-ms thread|stream [ahead-ms]".
 #   size        each model alone in slices of $SIZE_GROUPS (claims the agent serves, the model
 #               under the interposer) and on the whole GPU; then size_slice.py's report.
 #               SIZE_TOOL=examples/sizing/size_model.py SIZE_MODELS=<specs> sizes other models
