@@ -247,11 +247,9 @@ static int own_slot(void) {
 }
 
 /* Latency-critical: work in flight after an idle gap of at least the file's ahead time begins a
- * frame. When its last FRAME_INTERVALS intervals agree within the jitter allowed (the ahead time,
- * or an eighth of the shortest, whichever is more: a frame a host loop starts a fraction of a
- * millisecond late must not make a periodic tenant look aperiodic for the next four) the tenant is
- * periodic with the shortest of them, and its slot says so, so that best-effort gates can close
- * before its next frame is due rather than after it began. Caller holds lock and owns the slot. */
+ * frame. When its last FRAME_INTERVALS intervals agree within that time the tenant is periodic, and
+ * its slot says so with the shortest of them, so best-effort gates can close before its next frame
+ * is due rather than after it began. Caller holds lock and owns the slot. */
 static void learn_frames(int64_t now) {
   int64_t ahead = LOAD(AT(file, GUARD_AHEAD_NANOS_OFFSET, int64_t));
   if (ahead <= 0 || (idle_since != 0 && now - idle_since < ahead)) return;
@@ -262,9 +260,8 @@ static void learn_frames(int64_t now) {
     if (intervals[i] < lo) lo = intervals[i];
     if (intervals[i] > hi) hi = intervals[i];
   }
-  int64_t jitter = lo / 8 > ahead ? lo / 8 : ahead;
   STORE(AT(slot, GUARD_SLOT_PERIOD, int64_t),
-        intervals_seen >= FRAME_INTERVALS && hi - lo <= jitter ? lo : 0);
+        intervals_seen >= FRAME_INTERVALS && hi - lo <= ahead ? lo : 0);
   STORE(AT(slot, GUARD_SLOT_FRAME_START, int64_t), now);
 }
 

@@ -3,9 +3,8 @@ package io.smslice.agent.guard;
 /**
  * A latency-critical tenant's frames, as the interposer's guard.c learns them: work in flight after
  * an idle gap of at least the file's ahead time begins a frame, and while the latest four intervals
- * between frames agree within the jitter allowed (that time, or an eighth of the shortest interval,
- * whichever is more) the tenant is periodic with the shortest of them. Its slot says so, and
- * best-effort gates close that long before its next frame is due.
+ * between frames agree within that time the tenant is periodic with the shortest of them. Its slot
+ * says so, and best-effort gates close that long before its next frame is due.
  */
 final class FramePeriod {
   private static final int INTERVALS = 4;
@@ -37,7 +36,7 @@ final class FramePeriod {
     return frameStart;
   }
 
-  /** The shortest of the latest intervals while they agree within the jitter allowed, else 0. */
+  /** The shortest of the latest intervals while they agree within {@code ahead}, else 0. */
   long period(long ahead) {
     if (seen < INTERVALS) {
       return 0;
@@ -48,6 +47,6 @@ final class FramePeriod {
       lo = Math.min(lo, interval);
       hi = Math.max(hi, interval);
     }
-    return hi - lo <= Math.max(ahead, lo / 8) ? lo : 0;
+    return hi - lo <= ahead ? lo : 0;
   }
 }
