@@ -49,7 +49,7 @@ export CUDA_MPS_PIPE_DIRECTORY=$work/mps/pipe CUDA_MPS_LOG_DIRECTORY=$work/mps/l
 gtool() { "$jre/bin/java" -cp "$bundle/agent/*" io.smslice.agent.verify.GuardFileTool "$@"; }
 
 {
-  echo "# The interference guard on the H200 GPU machine"
+  echo "# The interference guard on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   echo
   echo "Command: \`device-plugin/interposer/verify/run-guard-on-gpu.sh \"$parts\"\` (bundle from prepare-gpu-run.sh)  "
   echo "FRAMES=$FRAMES PERIOD_MS=$PERIOD_MS KINDS=\"$KINDS\" PAIRS=$PAIRS DEPTH=$DEPTH INFLIGHT_MS=$INFLIGHT_MS SWEEP=\"$SWEEP\" MAX_HOLD_MS=$MAX_HOLD_MS SHARE=$SHARE WINDOW_MS=$WINDOW_MS ALTERNATIONS=$ALTERNATIONS HOLD_ON=$HOLD_ON AHEAD_MS=$AHEAD_MS  "

@@ -8,22 +8,36 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * Prometheus text of each GPU's interference guard, from its file: whether it is on, and per claim
- * (summed over its processes' slots) time held, holds, holds the cap ended, launches tracked and
- * latency-critical work in flight.
+ * (summed over its processes' slots) time held, holds, holds the cap ended, launches tracked,
+ * latency-critical work in flight, the frame period a latency-critical claim is seen to keep (the
+ * longest of its processes') and best-effort gates' closings ahead of frames and their misses.
  */
 public final class GuardMetricsText {
   private GuardMetricsText() {}
 
   private record Claim(String gpu, String claim, String role) {}
 
-  private record Sum(double held, long holds, long cuts, long launches, int busy) {
+  private record Sum(
+      double held,
+      long holds,
+      long cuts,
+      long launches,
+      int busy,
+      double period,
+      long ahead,
+      long missed) {
+    static final Sum ZERO = new Sum(0, 0, 0, 0, 0, 0, 0, 0);
+
     Sum plus(GpuGuard.Slot s) {
       return new Sum(
           held + s.heldNanos() / 1e9,
           holds + s.holds(),
           cuts + s.capCuts(),
           launches + s.launched(),
-          busy + (s.busy() ? 1 : 0));
+          busy + (s.busy() ? 1 : 0),
+          Math.max(period, s.periodNanos() / 1e9),
+          ahead + s.ahead(),
+          missed + s.aheadMissed());
     }
   }
 
@@ -50,7 +64,7 @@ public final class GuardMetricsText {
                         ? "LatencyCritical"
                         : s.role() == GuardLayout.ROLE_BEST_EFFORT ? "BestEffort" : "unknown";
                 Claim key = new Claim(gpu, s.claim(), role);
-                sums.put(key, sums.getOrDefault(key, new Sum(0, 0, 0, 0, 0)).plus(s));
+                sums.put(key, sums.getOrDefault(key, Sum.ZERO).plus(s));
               }
             });
     series(
@@ -88,6 +102,27 @@ public final class GuardMetricsText {
         "gauge",
         "Processes of a latency-critical claim with work in flight.",
         s -> s.busy);
+    series(
+        out,
+        sums,
+        "smslice_guard_frame_period_seconds",
+        "gauge",
+        "Period of a latency-critical claim's frames while it keeps one; 0 otherwise.",
+        Sum::period);
+    series(
+        out,
+        sums,
+        "smslice_guard_ahead_closings_total",
+        "counter",
+        "Best-effort gate closings ahead of a periodic latency-critical frame.",
+        s -> s.ahead);
+    series(
+        out,
+        sums,
+        "smslice_guard_ahead_missed_total",
+        "counter",
+        "Of those, closings in which no latency-critical work began.",
+        s -> s.missed);
     return out.toString();
   }
 
