@@ -91,11 +91,13 @@ static struct {
   uint64_t left;
 } marks[MARKS];
 static int next_mark;
-/* Latency-critical: when its work in flight last ran out, when its latest frame began, and the
- * intervals between its latest frames. */
+/* Latency-critical: when its work in flight last ran out, when its latest frame began, the
+ * intervals between its latest frames, and while it is periodic its period, its phase (when its
+ * latest frame on schedule began) and when a frame came off schedule since (0 none). */
 static int64_t idle_since, frame_start;
 static int64_t intervals[FRAME_INTERVALS];
 static int intervals_seen;
+static int64_t frame_period, frame_phase, off_schedule;
 
 static int64_t now_nanos(void) {
   struct timespec t;
@@ -246,23 +248,52 @@ static int own_slot(void) {
   return take_slot() == 0;
 }
 
+/* Latency-critical, periodic: follows the schedule through frame `now`. A frame within the ahead
+ * time of a multiple of the period after the phase is on schedule: the phase moves to it and the
+ * period to the mean since the phase, an eighth of the way. One frame off schedule (late, as a host
+ * loop's frame can be) leaves the phase where it was, so that the next frame of a loop on a fixed
+ * schedule is still expected on time; a next frame one period after that one means the schedule
+ * moved with it (a loop that sleeps a period after each frame); any other ends the period. */
+static void follow_schedule(int64_t now, int64_t ahead) {
+  int64_t k = (now - frame_phase + frame_period / 2) / frame_period;
+  if (k < 1) k = 1;
+  int64_t late = now - (frame_phase + k * frame_period);
+  int64_t moved = now - (off_schedule + frame_period);
+  if (late >= -ahead && late <= ahead) {
+    frame_period += ((now - frame_phase) / k - frame_period) / 8;
+    frame_phase = now, off_schedule = 0;
+  } else if (off_schedule != 0 && moved >= -ahead && moved <= ahead) {
+    frame_phase = now, off_schedule = 0;
+  } else if (off_schedule != 0) {
+    frame_period = off_schedule = 0;
+  } else {
+    off_schedule = now;
+  }
+}
+
 /* Latency-critical: work in flight after an idle gap of at least the file's ahead time begins a
- * frame. When its last FRAME_INTERVALS intervals agree within that time the tenant is periodic, and
- * its slot says so with the shortest of them, so best-effort gates can close before its next frame
- * is due rather than after it began. Caller holds lock and owns the slot. */
+ * frame. A tenant whose last FRAME_INTERVALS intervals between frames agree within that time is
+ * periodic with the shortest of them, and stays so while its frames keep to the schedule
+ * (follow_schedule). Its slot then says its period and phase, so that best-effort gates can
+ * close before its next frame is due rather than after it began. Caller holds lock and owns the
+ * slot. */
 static void learn_frames(int64_t now) {
   int64_t ahead = LOAD(AT(file, GUARD_AHEAD_NANOS_OFFSET, int64_t));
   if (ahead <= 0 || (idle_since != 0 && now - idle_since < ahead)) return;
   if (frame_start != 0) intervals[intervals_seen++ % FRAME_INTERVALS] = now - frame_start;
   frame_start = now;
-  int64_t lo = INT64_MAX, hi = 0;
-  for (int i = 0; i < FRAME_INTERVALS && i < intervals_seen; i++) {
-    if (intervals[i] < lo) lo = intervals[i];
-    if (intervals[i] > hi) hi = intervals[i];
+  if (frame_period > 0) follow_schedule(now, ahead);
+  if (frame_period <= 0) {
+    int64_t lo = INT64_MAX, hi = 0;
+    for (int i = 0; i < FRAME_INTERVALS && i < intervals_seen; i++) {
+      if (intervals[i] < lo) lo = intervals[i];
+      if (intervals[i] > hi) hi = intervals[i];
+    }
+    frame_period = intervals_seen >= FRAME_INTERVALS && hi - lo <= ahead ? lo : 0;
+    frame_phase = now;
   }
-  STORE(AT(slot, GUARD_SLOT_PERIOD, int64_t),
-        intervals_seen >= FRAME_INTERVALS && hi - lo <= ahead ? lo : 0);
-  STORE(AT(slot, GUARD_SLOT_FRAME_START, int64_t), now);
+  STORE(AT(slot, GUARD_SLOT_PERIOD, int64_t), frame_period);
+  STORE(AT(slot, GUARD_SLOT_FRAME_START, int64_t), frame_phase);
 }
 
 /* The latency-critical process's work in flight went from none to some, or back. Holds lock. */
@@ -827,7 +858,7 @@ static void forget_in_child(void) {
   gate_address = 0;
   waits_queued = gate_flips = 0;
   memset(marks, 0, sizeof marks);
-  idle_since = frame_start = 0;
+  idle_since = frame_start = frame_period = frame_phase = off_schedule = 0;
   intervals_seen = 0;
 }
 

@@ -46,7 +46,7 @@
 #define GUARD_SLOT_HOLD_MODE 128  /* int: best-effort, GUARD_HOLD_* */
 #define GUARD_SLOT_GATE_CLOSED 132 /* int: best-effort, 1 while its streams are held on the GPU */
 #define GUARD_SLOT_STREAM_WAITS 136 /* long: best-effort, the waits put on its streams */
-#define GUARD_SLOT_FRAME_START 144 /* long: latency-critical, ns its latest frame began */
+#define GUARD_SLOT_FRAME_START 144 /* long: latency-critical, ns its latest frame on schedule began */
 #define GUARD_SLOT_PERIOD 152     /* long: latency-critical, ns between its frames; 0 not periodic */
 #define GUARD_SLOT_AHEAD 160      /* int: best-effort, gate closings ahead of an expected frame */
 #define GUARD_SLOT_AHEAD_MISSED 164 /* int: of those, ended with no latency-critical work begun */

@@ -3,8 +3,10 @@
  * began and returned (CLOCK_MONOTONIC ns), so a test sees how long the guard held it, and at the
  * end how many events and stream waits were queued and when each kernel ran on the fake's
  * timeline (a hold on the GPU shows there, not in the launch calls). With several threads each launches count kernels at once,
- * as a training loop's main and autograd threads do.
- *   guard_like <count> <kernel us> <gap us> [<threads>] */
+ * as a training loop's main and autograd threads do. With a late frame it launches on a fixed
+ * schedule instead, one kernel every gap us from the first, that one late us after its time, as a
+ * periodic inference whose host loop is late once.
+ *   guard_like <count> <kernel us> <gap us> [<threads> [<late frame> <late us>]] */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,8 @@ int fakecuda_kernel_spans(long long (*out)[2], int max);
 static int count;
 static unsigned kernel_us;
 static long gap_us;
+static int late_frame = -1;
+static long late_us;
 static CUcontext primary;
 
 static long long now_ns(void) {
@@ -41,12 +45,18 @@ static void *launch_all(void *failed) {
     *(int *)failed = 1;
     return NULL;
   }
+  long long first = now_ns();
   for (int i = 0; i < count; i++) {
+    if (late_frame >= 0) {
+      long long at = first + (long long)i * gap_us * 1000 + (i == late_frame ? late_us * 1000 : 0);
+      struct timespec t = {at / 1000000000LL, at % 1000000000LL};
+      clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+    }
     long long start = now_ns();
     CUresult r = cuLaunchKernel(NULL, kernel_us, FAKE_TIMED_Y, 1, 1, 1, 1, 0, NULL, NULL, NULL);
     printf("launch %d %d %lld %lld\n", i, r, start, now_ns());
     fflush(stdout);
-    if (gap_us > 0) {
+    if (late_frame < 0 && gap_us > 0) {
       struct timespec t = {gap_us / 1000000, (gap_us % 1000000) * 1000};
       nanosleep(&t, NULL);
     }
@@ -61,6 +71,7 @@ int main(int argc, char **argv) {
   gap_us = atol(argv[3]);
   int threads = argc > 4 ? atoi(argv[4]) : 1;
   if (threads < 1 || threads > 16) return 2;
+  if (argc > 6) late_frame = atoi(argv[5]), late_us = atol(argv[6]);
   CUdevice dev;
   int failed[16] = {0};
   if (cuInit(0) != 0 || cuDeviceGet(&dev, 1) != 0 || cuDevicePrimaryCtxRetain(&primary, dev) != 0 ||

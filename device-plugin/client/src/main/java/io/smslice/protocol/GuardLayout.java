@@ -115,7 +115,7 @@ public final class GuardLayout {
   /** Long: the waits a best-effort process has put on its streams. */
   public static final long SLOT_STREAM_WAITS = 136;
 
-  /** Long: when a latency-critical tenant's latest frame began (work after an idle gap). */
+  /** Long: when a latency-critical tenant's latest frame on schedule began (its phase). */
   public static final long SLOT_FRAME_START = 144;
 
   /** Long: ns between a latency-critical tenant's frames while they are periodic, else 0. */

@@ -35,7 +35,8 @@ final class GuardTenant {
 
   /**
    * With fromTenantFile the guard's two variables are only in the claim's tenant.env (written in
-   * dir).
+   * dir). With a late frame (index and micros, else empty) it launches on a fixed schedule, one
+   * kernel every gapMicros, that one late.
    */
   GuardTenant(
       Path dir,
@@ -46,7 +47,8 @@ final class GuardTenant {
       long kernelMicros,
       long gapMicros,
       boolean fromTenantFile,
-      int threads)
+      int threads,
+      long... lateFrame)
       throws IOException {
     Map<String, String> env = ProgramRun.tenantEnvironment(dir.resolve("agent.sock"));
     if (fromTenantFile) {
@@ -58,13 +60,16 @@ final class GuardTenant {
       env.put("SMSLICE_GUARD", guard.path.toString());
       env.put("SMSLICE_PRIORITY", priority);
     }
-    ProcessBuilder builder =
-        new ProcessBuilder(
-            ProgramRun.PROGRAMS.resolve("guard_like").toString(),
-            String.valueOf(count),
-            String.valueOf(kernelMicros),
-            String.valueOf(gapMicros),
-            String.valueOf(threads));
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(
+                ProgramRun.PROGRAMS.resolve("guard_like").toString(),
+                String.valueOf(count),
+                String.valueOf(kernelMicros),
+                String.valueOf(gapMicros),
+                String.valueOf(threads)));
+    Arrays.stream(lateFrame).mapToObj(String::valueOf).forEach(command::add);
+    ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().keySet().removeIf(k -> k.startsWith("SMSLICE_"));
     builder.environment().put("LD_PRELOAD", ProgramRun.LIBRARY.toString());
     builder.environment().put("LD_LIBRARY_PATH", ProgramRun.PROGRAMS.toString());

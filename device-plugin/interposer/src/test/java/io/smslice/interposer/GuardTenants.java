@@ -32,6 +32,36 @@ final class GuardTenants implements AutoCloseable {
   }
 
   /**
+   * A one-thread tenant launching a kernel every periodMicros on a fixed schedule, frame lateFrame
+   * lateMicros after its time.
+   */
+  GuardTenant startLateOnce(
+      GuardFile guard,
+      String priority,
+      int count,
+      long kernelMicros,
+      long periodMicros,
+      int lateFrame,
+      long lateMicros)
+      throws IOException {
+    GuardTenant t =
+        new GuardTenant(
+            dir,
+            driver,
+            guard,
+            priority,
+            count,
+            kernelMicros,
+            periodMicros,
+            false,
+            1,
+            lateFrame,
+            lateMicros);
+    started.add(t.process);
+    return t;
+  }
+
+  /**
    * A tenant with the guard's variables in its environment (fromTenantFile: only in its claim's
    * tenant.env), launching from threads threads.
    */

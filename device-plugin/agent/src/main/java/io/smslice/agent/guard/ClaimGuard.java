@@ -243,8 +243,8 @@ public final class ClaimGuard implements AutoCloseable {
     if (!busy) {
       frames.idle(now);
     } else if (frames.busy(now, ahead)) {
-      gpu.putLong(slot + GuardLayout.SLOT_PERIOD, frames.period(ahead));
-      gpu.putLong(slot + GuardLayout.SLOT_FRAME_START, now);
+      gpu.putLong(slot + GuardLayout.SLOT_PERIOD, frames.period());
+      gpu.putLong(slot + GuardLayout.SLOT_FRAME_START, frames.phase());
     }
     gpu.putLong(slot + GuardLayout.SLOT_LEASE, now);
     gpu.putLong(slot + GuardLayout.SLOT_BUSY_SINCE, busy ? now : 0);
