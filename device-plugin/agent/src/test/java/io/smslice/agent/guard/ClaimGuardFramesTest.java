@@ -2,13 +2,8 @@ package io.smslice.agent.guard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.smslice.gpu.GpuFunction;
-import io.smslice.gpu.GpuStream;
-import io.smslice.gpu.GreenContext;
 import io.smslice.gpu.LaunchGeometry;
-import io.smslice.gpu.simulated.SimulatedBackend;
 import io.smslice.protocol.GuardLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,14 +21,6 @@ class ClaimGuardFramesTest {
 
   /** Six frames of one kernel, 20 ms apart; the slot's period afterwards. */
   private long periodAfterFrames(Duration ahead) throws Exception {
-    SimulatedBackend backend = SimulatedBackend.h200(1);
-    GreenContext context =
-        backend.createGreenContext(backend.devices().getFirst().uuid(), List.of(0, 1));
-    GpuFunction empty =
-        context
-            .loadModule(".visible .entry empty() { ret; }\n".getBytes(StandardCharsets.UTF_8))
-            .function("empty");
-    GpuStream stream = context.createStream();
     GpuGuard.Settings settings =
         new GpuGuard.Settings(
             Duration.ofSeconds(1),
@@ -43,7 +30,8 @@ class ClaimGuardFramesTest {
             Duration.ZERO,
             HoldOn.STREAM,
             ahead);
-    try (GpuGuard gpu = GpuGuard.create(dir.resolve("guard-" + ahead.toNanos()), settings);
+    try (SimulatedKernel kernel = SimulatedKernel.named("empty");
+        GpuGuard gpu = GpuGuard.create(dir.resolve("guard-" + ahead.toNanos()), settings);
         ClaimGuard guard = gpu.join("det/model", GuardLayout.ROLE_LATENCY_CRITICAL).orElseThrow()) {
       gpu.enable(true);
       long next = System.nanoTime();
@@ -53,16 +41,13 @@ class ClaimGuardFramesTest {
         }
         next += 20 * MS;
         guard.beforeQueue();
-        stream.launch(empty, LaunchGeometry.of(1, 32), List.of());
-        guard.queued(stream, context);
+        kernel.stream().launch(kernel.function(), LaunchGeometry.of(1, 32), List.of());
+        guard.queued(kernel.stream(), kernel.context());
         guard.awaitOldest();
       }
       long at = GuardLayout.slotOffset(0);
       assertThat(gpu.getLong(at + GuardLayout.SLOT_FRAME_START) != 0).isEqualTo(!ahead.isZero());
       return gpu.getLong(at + GuardLayout.SLOT_PERIOD);
-    } finally {
-      stream.close();
-      context.close();
     }
   }
 

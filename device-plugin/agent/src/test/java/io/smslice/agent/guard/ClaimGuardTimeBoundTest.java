@@ -2,14 +2,9 @@ package io.smslice.agent.guard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.smslice.gpu.GpuFunction;
-import io.smslice.gpu.GpuStream;
-import io.smslice.gpu.GreenContext;
 import io.smslice.gpu.KernelArg;
 import io.smslice.gpu.LaunchGeometry;
-import io.smslice.gpu.simulated.SimulatedBackend;
 import io.smslice.protocol.GuardLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,31 +30,23 @@ class ClaimGuardTimeBoundTest {
   private record Run(long maxInFlight, int launchNanos) {}
 
   private Run launch(Duration bound, int launches) throws Exception {
-    SimulatedBackend backend = SimulatedBackend.h200(1);
-    GreenContext context =
-        backend.createGreenContext(backend.devices().getFirst().uuid(), List.of(0, 1));
-    GpuFunction spin =
-        context
-            .loadModule(".visible .entry spin() { ret; }\n".getBytes(StandardCharsets.UTF_8))
-            .function("spin");
-    GpuStream stream = context.createStream();
     GpuGuard.Settings settings =
         new GpuGuard.Settings(Duration.ofSeconds(1), 1.0, Duration.ofSeconds(1), DEPTH, bound);
-    try (GpuGuard gpu = GpuGuard.create(dir.resolve("guard-" + bound.toNanos()), settings);
+    try (SimulatedKernel kernel = SimulatedKernel.named("spin");
+        GpuGuard gpu = GpuGuard.create(dir.resolve("guard-" + bound.toNanos()), settings);
         ClaimGuard guard = gpu.join("batch/trainer", GuardLayout.ROLE_BEST_EFFORT).orElseThrow()) {
       gpu.enable(true);
       long max = 0;
       for (int i = 0; i < launches; i++) {
         guard.beforeQueue();
-        stream.launch(spin, LaunchGeometry.of(16, 32), List.of(new KernelArg.I64(CYCLES)));
-        guard.queued(stream, context);
+        kernel.stream()
+            .launch(
+                kernel.function(), LaunchGeometry.of(16, 32), List.of(new KernelArg.I64(CYCLES)));
+        guard.queued(kernel.stream(), kernel.context());
         GpuGuard.Slot slot = gpu.slots().getFirst();
         max = Math.max(max, slot.launched() - slot.completed());
       }
       return new Run(max, gpu.slots().getFirst().launchNanos());
-    } finally {
-      stream.close();
-      context.close();
     }
   }
 
