@@ -292,13 +292,48 @@ public final class ClaimGuard implements AutoCloseable {
     return stale ? -1 : 0;
   }
 
-  /** Holds while latency-critical work is in flight, within the limits; whether it held. */
+  /**
+   * Best-effort: when the next frame of a periodic latency-critical slot is due, the earliest whose
+   * ahead time has not passed, at most two periods after the slot's phase; 0 when none is (as
+   * guard.c's expected_frame).
+   */
+  private long expectedFrame(long now, long ahead) {
+    long earliest = 0;
+    for (int i = 0; i < GuardLayout.SLOTS; i++) {
+      long at = GuardLayout.slotOffset(i);
+      long period = gpu.getLong(at + GuardLayout.SLOT_PERIOD);
+      long phase = gpu.getLong(at + GuardLayout.SLOT_FRAME_START);
+      if (gpu.getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
+          || gpu.getLong(at + GuardLayout.SLOT_OWNER) == 0
+          || period <= 0
+          || phase <= 0) {
+        continue;
+      }
+      long due = phase + period;
+      if (due + ahead <= now) {
+        due += period;
+      }
+      if (due + ahead > now && (earliest == 0 || due < earliest)) {
+        earliest = due;
+      }
+    }
+    return earliest;
+  }
+
+  /**
+   * Holds while latency-critical work is in flight, and with an ahead time also from that long
+   * before a periodic latency-critical frame is due until it begins and ends (or until the ahead
+   * time after it was due, when it does not come), within the limits; whether it held.
+   */
   private boolean hold() {
     long maxHold = gpu.getLong(GuardLayout.MAX_HOLD_NANOS_OFFSET);
     long window = gpu.getLong(GuardLayout.WINDOW_NANOS_OFFSET);
     int share = gpu.getInt(GuardLayout.SHARE_PERMILLE_OFFSET);
+    long ahead = gpu.getLong(GuardLayout.AHEAD_NANOS_OFFSET);
     long start = System.nanoTime();
-    if (criticalBusy(start, maxHold) != 1) {
+    boolean busyNow = criticalBusy(start, maxHold) == 1;
+    long due = busyNow || ahead <= 0 ? 0 : expectedFrame(start, ahead);
+    if (!busyNow && (due == 0 || start < due - ahead)) {
       return false;
     }
     if (window <= 0 || start - windowStart >= window) {
@@ -306,14 +341,26 @@ public final class ClaimGuard implements AutoCloseable {
       heldInWindow = 0;
     }
     long budget = window > 0 ? window * share / 1000 - heldInWindow : maxHold;
+    boolean awaitingFrame = !busyNow;
+    if (awaitingFrame && ownSlot()) {
+      gpu.addInt(slot + GuardLayout.SLOT_AHEAD, 1);
+    }
     boolean cut = false;
     long now;
     while (true) {
-      int seen = gpu.getInt(GuardLayout.RELEASES_OFFSET);
+      int released = gpu.getInt(GuardLayout.RELEASES_OFFSET);
+      int started = gpu.getInt(GuardLayout.STARTS_OFFSET);
       now = System.nanoTime();
       int busy = criticalBusy(now, maxHold);
-      if (busy != 1) {
+      if (busy == 1) {
+        awaitingFrame = false;
+      } else if (!awaitingFrame) {
         cut = busy < 0;
+        break;
+      } else if (now >= due + ahead) {
+        if (ownSlot()) {
+          gpu.addInt(slot + GuardLayout.SLOT_AHEAD_MISSED, 1);
+        }
         break;
       }
       long left = Math.min(maxHold, budget) - (now - start);
@@ -321,7 +368,11 @@ public final class ClaimGuard implements AutoCloseable {
         cut = true;
         break;
       }
-      gpu.awaitRelease(seen, Math.min(left, 200_000));
+      if (awaitingFrame) {
+        gpu.awaitStart(started, Math.min(Math.min(left, due + ahead - now), 200_000));
+      } else {
+        gpu.awaitRelease(released, Math.min(left, 200_000));
+      }
     }
     long held = now - start;
     heldInWindow += held;

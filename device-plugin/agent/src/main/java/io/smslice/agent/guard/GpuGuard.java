@@ -405,8 +405,17 @@ public final class GpuGuard implements AutoCloseable {
 
   /** Sleeps until a release or at most the given time. */
   void awaitRelease(int seen, long nanos) {
+    await(GuardLayout.RELEASES_OFFSET, seen, nanos);
+  }
+
+  /** Sleeps until latency-critical work starts or at most the given time. */
+  void awaitStart(int seen, long nanos) {
+    await(GuardLayout.STARTS_OFFSET, seen, nanos);
+  }
+
+  private void await(long word, int seen, long nanos) {
     if (Futex.available()) {
-      Futex.await(memory, GuardLayout.RELEASES_OFFSET, seen, nanos);
+      Futex.await(memory, word, seen, nanos);
     } else {
       java.util.concurrent.locks.LockSupport.parkNanos(Math.min(nanos, 50_000));
     }
