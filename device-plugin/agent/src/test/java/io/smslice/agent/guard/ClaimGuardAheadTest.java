@@ -29,42 +29,63 @@ class ClaimGuardAheadTest {
         Duration.ofMillis(millis));
   }
 
-  /** A latency-critical slot whose frames come every 200 ms and whose next is due at `due`. */
-  private static long periodic(GpuGuard gpu, long due) {
-    long at = GuardLayout.slotOffset(0);
-    gpu.putLong(at + GuardLayout.SLOT_PERIOD, 200 * MS);
-    gpu.putLong(at + GuardLayout.SLOT_FRAME_START, due - 200 * MS);
-    return at;
+  /**
+   * A guard file, on, with a latency-critical slot (the first) and a best-effort executor (the
+   * second).
+   */
+  private record Tenants(GpuGuard gpu, ClaimGuard critical, ClaimGuard batch)
+      implements AutoCloseable {
+    static Tenants of(Path file, long aheadMillis) throws Exception {
+      GpuGuard gpu = GpuGuard.create(file, aheadOf(aheadMillis));
+      gpu.enable(true);
+      return new Tenants(
+          gpu,
+          gpu.join("det/model", GuardLayout.ROLE_LATENCY_CRITICAL).orElseThrow(),
+          gpu.join("batch/trainer", GuardLayout.ROLE_BEST_EFFORT).orElseThrow());
+    }
+
+    /** Makes the critical slot's frames come every 200 ms, the next due at `due`; its offset. */
+    long periodic(long due) {
+      long at = GuardLayout.slotOffset(0);
+      gpu.putLong(at + GuardLayout.SLOT_PERIOD, 200 * MS);
+      gpu.putLong(at + GuardLayout.SLOT_FRAME_START, due - 200 * MS);
+      return at;
+    }
+
+    int batchSlot(long field) {
+      return gpu.getInt(GuardLayout.slotOffset(1) + field);
+    }
+
+    @Override
+    public void close() {
+      batch.close();
+      critical.close();
+      gpu.close();
+    }
   }
 
   @Test
   void aFrameThatDoesNotComeHoldsUntilTheAheadTimeAfterItWasDue() throws Exception {
-    try (GpuGuard gpu = GpuGuard.create(dir.resolve("guard"), aheadOf(50));
-        ClaimGuard critical = gpu.join("det/model", GuardLayout.ROLE_LATENCY_CRITICAL).get();
-        ClaimGuard batch = gpu.join("batch/trainer", GuardLayout.ROLE_BEST_EFFORT).get()) {
-      gpu.enable(true);
+    try (Tenants t = Tenants.of(dir.resolve("guard"), 50)) {
       long due = System.nanoTime() + 20 * MS;
-      periodic(gpu, due);
+      t.periodic(due);
 
-      batch.beforeQueue();
+      t.batch().beforeQueue();
 
       long returned = System.nanoTime();
       assertThat(returned - (due + 50 * MS)).isBetween(0L, 200 * MS);
-      long be = GuardLayout.slotOffset(1);
-      assertThat(gpu.getInt(be + GuardLayout.SLOT_AHEAD)).isEqualTo(1);
-      assertThat(gpu.getInt(be + GuardLayout.SLOT_AHEAD_MISSED)).isEqualTo(1);
-      assertThat(gpu.getInt(be + GuardLayout.SLOT_CAP_CUTS)).isZero();
+      assertThat(t.batchSlot(GuardLayout.SLOT_AHEAD)).isEqualTo(1);
+      assertThat(t.batchSlot(GuardLayout.SLOT_AHEAD_MISSED)).isEqualTo(1);
+      assertThat(t.batchSlot(GuardLayout.SLOT_CAP_CUTS)).isZero();
     }
   }
 
   @Test
   void aFrameThatComesHoldsUntilItsWorkEnds() throws Exception {
-    try (GpuGuard gpu = GpuGuard.create(dir.resolve("guard"), aheadOf(50));
-        ClaimGuard critical = gpu.join("det/model", GuardLayout.ROLE_LATENCY_CRITICAL).get();
-        ClaimGuard batch = gpu.join("batch/trainer", GuardLayout.ROLE_BEST_EFFORT).get()) {
-      gpu.enable(true);
+    try (Tenants t = Tenants.of(dir.resolve("guard"), 50)) {
+      GpuGuard gpu = t.gpu();
       long due = System.nanoTime() + 20 * MS;
-      long lc = periodic(gpu, due);
+      long lc = t.periodic(due);
       // The frame's work: from 10 ms after it was due for 100 ms.
       Thread frame =
           Thread.ofVirtual()
@@ -83,30 +104,26 @@ class ClaimGuardAheadTest {
                   });
       long began = System.nanoTime();
 
-      batch.beforeQueue();
+      t.batch().beforeQueue();
 
       long held = System.nanoTime() - began;
       frame.join();
       assertThat(held).as("until the frame's work ended").isBetween(120 * MS, 400 * MS);
-      long be = GuardLayout.slotOffset(1);
-      assertThat(gpu.getInt(be + GuardLayout.SLOT_AHEAD)).isEqualTo(1);
-      assertThat(gpu.getInt(be + GuardLayout.SLOT_AHEAD_MISSED)).isZero();
+      assertThat(t.batchSlot(GuardLayout.SLOT_AHEAD)).isEqualTo(1);
+      assertThat(t.batchSlot(GuardLayout.SLOT_AHEAD_MISSED)).isZero();
     }
   }
 
   @Test
   void withoutAnAheadTimeAnExpectedFrameHoldsNothing() throws Exception {
-    try (GpuGuard gpu = GpuGuard.create(dir.resolve("guard"), aheadOf(0));
-        ClaimGuard critical = gpu.join("det/model", GuardLayout.ROLE_LATENCY_CRITICAL).get();
-        ClaimGuard batch = gpu.join("batch/trainer", GuardLayout.ROLE_BEST_EFFORT).get()) {
-      gpu.enable(true);
-      periodic(gpu, System.nanoTime() + 5 * MS);
+    try (Tenants t = Tenants.of(dir.resolve("guard"), 0)) {
+      t.periodic(System.nanoTime() + 5 * MS);
       long began = System.nanoTime();
 
-      batch.beforeQueue();
+      t.batch().beforeQueue();
 
       assertThat(System.nanoTime() - began).isLessThan(20 * MS);
-      assertThat(gpu.getInt(GuardLayout.slotOffset(1) + GuardLayout.SLOT_HOLDS)).isZero();
+      assertThat(t.batchSlot(GuardLayout.SLOT_HOLDS)).isZero();
     }
   }
 }
