@@ -598,8 +598,8 @@ static int hold(void) {
  * work is in flight and, with an ahead time, from that long before a periodic latency-critical
  * tenant's next frame is due until it begins (twice that time at most when it does not come), so
  * that the stream work queued past the last wait has run by then; within the same caps as a hold
- * on the thread. Otherwise it sleeps until a latency-critical slot goes busy or the next closing. The time its gate is closed counts as held, whether or not its
- * streams had work queued. */
+ * on the thread. Otherwise it sleeps until a latency-critical slot goes busy or the next closing.
+ * The time its gate is closed counts as held, whether or not its streams had work queued. */
 static void *keep_gate(void *unused) {
   (void)unused;
   int32_t *starts = AT(file, GUARD_STARTS_OFFSET, int32_t);

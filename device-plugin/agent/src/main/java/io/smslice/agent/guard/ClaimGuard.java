@@ -301,12 +301,13 @@ public final class ClaimGuard implements AutoCloseable {
     long earliest = 0;
     for (int i = 0; i < GuardLayout.SLOTS; i++) {
       long at = GuardLayout.slotOffset(i);
+      if (gpu.getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
+          || gpu.getLong(at + GuardLayout.SLOT_OWNER) == 0) {
+        continue;
+      }
       long period = gpu.getLong(at + GuardLayout.SLOT_PERIOD);
       long phase = gpu.getLong(at + GuardLayout.SLOT_FRAME_START);
-      if (gpu.getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
-          || gpu.getLong(at + GuardLayout.SLOT_OWNER) == 0
-          || period <= 0
-          || phase <= 0) {
+      if (period <= 0 || phase <= 0) {
         continue;
       }
       long due = phase + period;
