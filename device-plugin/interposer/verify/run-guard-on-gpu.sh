@@ -113,13 +113,14 @@ wait_file() { # file, seconds
   return 1
 }
 
-# A guard state: 0 off, 1 on, 1@MS on with an in-flight bound of MS, 1@MS@AHEAD the same with
-# best-effort gates closing AHEAD ms before a periodic latency-critical tenant's next frame is due.
+# A guard state: 0 off, 1 on, 1@MS on with an in-flight bound of MS (and AHEAD_MS), 1@MS@AHEAD the
+# same with best-effort gates closing AHEAD ms before a periodic latency-critical tenant's next
+# frame is due.
 apply_state() {
   gtool enable "$guard" "${1%%@*}" >>"$log" 2>&1
   local rest=${1#*@}
   [ "$rest" = "$1" ] && return
-  local ahead=0
+  local ahead=$AHEAD_MS
   [ "${rest#*@}" = "$rest" ] || ahead=${rest#*@}
   gtool limits "$guard" "${rest%%@*}" "$ahead" >>"$log" 2>&1
 }
