@@ -71,11 +71,7 @@ public final class ResourceClaimApi {
       ObjectNode st = claim.withObjectProperty("status");
       ArrayNode devices = st.withArrayProperty("devices");
       for (int i = devices.size() - 1; i >= 0; i--) {
-        JsonNode d = devices.get(i);
-        if (DraDriver.NAME.equals(d.path("driver").asText())
-            && status.pool().equals(d.path("pool").asText())
-            && status.device().equals(d.path("device").asText())
-            && String.valueOf(status.shareId()).equals(d.path("shareID").asText("null"))) {
+        if (sameDevice(devices.get(i), status)) {
           devices.remove(i);
         }
       }
@@ -95,6 +91,30 @@ public final class ResourceClaimApi {
         throw new IllegalStateException(e);
       }
     }
+  }
+
+  /**
+   * Whether the claim (this uid) has this driver's entry for the device and share in
+   * status.devices: a node side stopped between its checkpoint and that write left it out.
+   */
+  public boolean hasDevice(String namespace, String name, String uid, DeviceStatus status) {
+    Optional<JsonNode> claim = get(namespace, name);
+    if (claim.isEmpty() || !uid.equals(claim.get().path("metadata").path("uid").asText())) {
+      return false;
+    }
+    for (JsonNode d : claim.get().path("status").path("devices")) {
+      if (sameDevice(d, status)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean sameDevice(JsonNode entry, DeviceStatus status) {
+    return DraDriver.NAME.equals(entry.path("driver").asText())
+        && status.pool().equals(entry.path("pool").asText())
+        && status.device().equals(entry.path("device").asText())
+        && String.valueOf(status.shareId()).equals(entry.path("shareID").asText("null"));
   }
 
   private static ObjectNode entry(DeviceStatus status, long generation) {

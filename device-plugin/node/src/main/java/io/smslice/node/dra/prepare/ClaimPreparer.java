@@ -118,6 +118,15 @@ public final class ClaimPreparer {
     if (!java.nio.file.Files.exists(cdi.file(p.uid()))) {
       writeCdi(p, gpu);
     }
+    // A node side stopped between the checkpoint and the status write left the status out.
+    ResourceClaimApi.DeviceStatus status = deviceStatus(p);
+    try {
+      if (!claims.hasDevice(p.namespace(), p.name(), p.uid(), status)) {
+        recordStatus(p, status);
+      }
+    } catch (KubernetesClientException e) {
+      LOG.log(Level.WARNING, "cannot read DRA claim " + p.key() + " to check its status", e);
+    }
     return p;
   }
 
@@ -220,7 +229,7 @@ public final class ClaimPreparer {
     }
     LOG.info(
         "DRA claim " + p.key() + " (" + uid + ") prepared on " + gpu.uuid() + " groups " + groups);
-    recordStatus(p);
+    recordStatus(p, deviceStatus(p));
     return p;
   }
 
@@ -266,23 +275,9 @@ public final class ClaimPreparer {
    * Records the device on the claim's status (the operator and users read the groups there). The
    * claim is prepared either way: a failure is logged, counted and put on the claim as an Event.
    */
-  private void recordStatus(PreparedClaim p) {
-    ObjectNode data = JSON.createObjectNode();
-    data.put("gpuUuid", p.gpuUuid());
-    data.putPOJO("smGroups", p.groups());
-    data.put("sms", p.sms());
-    data.put("memoryBytes", p.memoryBytes());
+  private void recordStatus(PreparedClaim p, ResourceClaimApi.DeviceStatus status) {
     try {
-      claims.recordDevice(
-          p.namespace(),
-          p.name(),
-          p.uid(),
-          new ResourceClaimApi.DeviceStatus(
-              p.pool(),
-              p.device(),
-              p.shareId(),
-              p.sms() + " SMs on groups " + p.groups() + " of " + p.gpuUuid(),
-              data));
+      claims.recordDevice(p.namespace(), p.name(), p.uid(), status);
       metrics.draClaimStatusWrite("ok");
     } catch (KubernetesClientException e) {
       metrics.draClaimStatusWrite("error");
@@ -297,6 +292,20 @@ public final class ClaimPreparer {
               + " is prepared, but its status.devices could not be written: "
               + e.getMessage());
     }
+  }
+
+  private static ResourceClaimApi.DeviceStatus deviceStatus(PreparedClaim p) {
+    ObjectNode data = JSON.createObjectNode();
+    data.put("gpuUuid", p.gpuUuid());
+    data.putPOJO("smGroups", p.groups());
+    data.put("sms", p.sms());
+    data.put("memoryBytes", p.memoryBytes());
+    return new ResourceClaimApi.DeviceStatus(
+        p.pool(),
+        p.device(),
+        p.shareId(),
+        p.sms() + " SMs on groups " + p.groups() + " of " + p.gpuUuid(),
+        data);
   }
 
   /** Undoes a prepare; a uid this node never prepared (or already unprepared) is done. */

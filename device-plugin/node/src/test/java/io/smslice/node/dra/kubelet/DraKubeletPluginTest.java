@@ -7,11 +7,13 @@ import static org.assertj.core.api.Assertions.tuple;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.smslice.agent.ClaimStatus;
+import io.smslice.node.dra.DraDriver;
 import io.smslice.node.dra.DraTestbed;
 import io.smslice.node.dra.TestKubelet;
 import io.smslice.node.health.GpuCondition;
@@ -248,6 +250,40 @@ class DraKubeletPluginTest {
         .filteredOn(s -> s.key().equals("ml/c"))
         .singleElement()
         .satisfies(s -> assertThat(s.groups()).containsExactly(3));
+  }
+
+  /**
+   * A node side stopped after its checkpoint but before the claim's status was written: the
+   * kubelet's next prepare (after the restart) writes it.
+   */
+  @Test
+  void aRepeatedPrepareWritesAStatusTheNodeSideNeverWrote() throws Exception {
+    String uid = node.claim("ml", "a", 16);
+    kubelet.prepareOne("ml", "a", uid);
+    GenericKubernetesResource claim =
+        client
+            .genericKubernetesResources(DraDriver.RESOURCE_CLAIMS)
+            .inNamespace("ml")
+            .withName("a")
+            .get();
+    claim.getAdditionalProperties().remove("status");
+    client
+        .genericKubernetesResources(DraDriver.RESOURCE_CLAIMS)
+        .inNamespace("ml")
+        .resource(claim)
+        .updateStatus();
+    assertThat(node.read("ml", "a").path("status").path("devices")).isEmpty();
+    kubelet.close();
+    node.stop();
+
+    node.start();
+    kubelet = new TestKubelet(node.registrationSocket());
+    kubelet.prepareOne("ml", "a", uid);
+    JsonNode devices = node.read("ml", "a").path("status").path("devices");
+    assertThat(devices).hasSize(1);
+    assertThat(devices.get(0).path("data").path("smGroups").toString()).isEqualTo("[0,1]");
+    kubelet.prepareOne("ml", "a", uid);
+    assertThat(node.read("ml", "a").path("status").path("devices")).hasSize(1);
   }
 
   @Test
