@@ -491,8 +491,9 @@ public final class ClaimRuntime implements AutoCloseable {
       } else if (System.nanoTime() - lastWork < SPIN_NANOS) {
         Thread.yield(); // still polling, but a host with more busy threads than cores runs others
       } else {
+        // No spin after the sleep: a wake with work is found on the next turn, and an empty one
+        // (the timeout) sleeps again at once.
         sleep();
-        lastWork = System.nanoTime();
       }
     }
     tearDown();
