@@ -208,7 +208,10 @@ class DraE2E {
             "spec.nodeName=" + TestCluster.NODE,
             "--wait=false")
         .check();
-    Dra.awaitRunning(cluster, ns, "app=late", 4, Duration.ofMinutes(4));
+    // A prepare that met the restart is retried at the kubelet's next sync of the pod, 60-90 s
+    // later (syncFrequency plus jitter); one that met the new node side still starting, one sync
+    // after that. Seven tries here took 76-95 s; CI once took over 4 minutes.
+    Dra.awaitRunning(cluster, ns, "app=late", 4, Duration.ofMinutes(6));
     Map<String, Dra.Prepared> after = Dra.prepared(cluster, ns);
     Dra.assertDisjoint(after.values());
     for (var claim : before.entrySet()) {
