@@ -13,6 +13,7 @@ import io.smslice.node.metrics.MetricsServer;
 import io.smslice.node.nvml.NativeNvml;
 import io.smslice.node.nvml.Nvml;
 import io.smslice.node.nvml.SimulatedNvml;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -102,7 +103,9 @@ public final class NodeMain {
             + nodeName
             + ", metrics on :"
             + metricsServer.port()
-            + "/metrics");
+            + "/metrics, "
+            + ManagementFactory.getRuntimeMXBean().getUptime()
+            + " ms after its start");
     stopped.await();
   }
 

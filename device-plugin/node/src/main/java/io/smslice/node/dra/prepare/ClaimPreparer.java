@@ -132,6 +132,7 @@ public final class ClaimPreparer {
 
   private PreparedClaim prepareNew(String namespace, String name, String uid)
       throws PrepareException {
+    long start = System.nanoTime();
     JsonNode json;
     try {
       json =
@@ -228,7 +229,17 @@ public final class ClaimPreparer {
       throw PrepareException.of(namespace, name, "cannot be prepared: " + e.getMessage());
     }
     LOG.info(
-        "DRA claim " + p.key() + " (" + uid + ") prepared on " + gpu.uuid() + " groups " + groups);
+        "DRA claim "
+            + p.key()
+            + " ("
+            + uid
+            + ") prepared on "
+            + gpu.uuid()
+            + " groups "
+            + groups
+            + " in "
+            + (System.nanoTime() - start) / 1_000_000
+            + " ms");
     recordStatus(p, deviceStatus(p));
     return p;
   }
