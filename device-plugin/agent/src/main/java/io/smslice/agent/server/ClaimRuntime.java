@@ -29,7 +29,16 @@ public final class ClaimRuntime implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ClaimRuntime.class.getName());
   private static final long BUSY_SPIN_NANOS = 20_000;
   private static final long SPIN_NANOS = 200_000;
-  private static final long SLEEP_NANOS = 10_000_000;
+
+  /**
+   * How long an idle executor sleeps between looks of its own. Tenants wake it when they publish
+   * work (tenant-protocol.md), so this only bounds what a lost wake-up would cost; every look costs
+   * an idle claim CPU.
+   */
+  private static final long SLEEP_NANOS = 100_000_000;
+
+  /** Without sessions only a queued request brings work, and it wakes the executor itself. */
+  private static final long SLEEP_WITHOUT_SESSIONS_NANOS = 1_000_000_000;
 
   /**
    * How long a release waits for the executor to finish what it is doing (a GPU call, for example a
@@ -518,7 +527,7 @@ public final class ClaimRuntime implements AutoCloseable {
       if (only != null) {
         Futex.await(only.memory.segment, SharedLayout.AGENT_SLEEPING, 3, SLEEP_NANOS);
       } else {
-        LockSupport.parkNanos(SLEEP_NANOS);
+        LockSupport.parkNanos(sessions.isEmpty() ? SLEEP_WITHOUT_SESSIONS_NANOS : SLEEP_NANOS);
       }
     }
     sleepingOn = null;
