@@ -269,8 +269,7 @@ public final class ClaimGuard implements AutoCloseable {
     boolean check = now - checkedAt >= 100_000_000L;
     for (int i = 0; i < GuardLayout.SLOTS; i++) {
       long at = GuardLayout.slotOffset(i);
-      if (gpu.getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
-          || gpu.getLong(at + GuardLayout.SLOT_OWNER) == 0) {
+      if (!gpu.ownedLatencyCritical(at)) {
         continue;
       }
       long since = gpu.getLong(at + GuardLayout.SLOT_BUSY_SINCE);
@@ -301,8 +300,7 @@ public final class ClaimGuard implements AutoCloseable {
     long earliest = 0;
     for (int i = 0; i < GuardLayout.SLOTS; i++) {
       long at = GuardLayout.slotOffset(i);
-      if (gpu.getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
-          || gpu.getLong(at + GuardLayout.SLOT_OWNER) == 0) {
+      if (!gpu.ownedLatencyCritical(at)) {
         continue;
       }
       long period = gpu.getLong(at + GuardLayout.SLOT_PERIOD);

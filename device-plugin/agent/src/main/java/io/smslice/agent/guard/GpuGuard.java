@@ -321,6 +321,12 @@ public final class GpuGuard implements AutoCloseable {
     }
   }
 
+  /** Whether the slot at {@code at} is a latency-critical process's (taken, not yet given back). */
+  boolean ownedLatencyCritical(long at) {
+    return getInt(at + GuardLayout.SLOT_ROLE) == GuardLayout.ROLE_LATENCY_CRITICAL
+        && getLong(at + GuardLayout.SLOT_OWNER) != 0;
+  }
+
   /** Whether the slot's owner lives: its lock is held (or cannot be tested). */
   boolean ownerAlive(long at) {
     FileLock probe = lockSlot(at);
@@ -340,10 +346,7 @@ public final class GpuGuard implements AutoCloseable {
     for (int i = 0; i < GuardLayout.SLOTS && getInt(GuardLayout.BUSY_COUNT_OFFSET) > 0; i++) {
       long at = GuardLayout.slotOffset(i);
       long since = getLong(at + GuardLayout.SLOT_BUSY_SINCE);
-      if (since == 0
-          || getInt(at + GuardLayout.SLOT_ROLE) != GuardLayout.ROLE_LATENCY_CRITICAL
-          || getLong(at + GuardLayout.SLOT_OWNER) == 0
-          || ownerAlive(at)) {
+      if (since == 0 || !ownedLatencyCritical(at) || ownerAlive(at)) {
         continue;
       }
       if (clearBusy(at, since)) {
