@@ -6,7 +6,8 @@ guard's variables. Times are GPU times from CUDA events unless named wall.
       ResNet-18 fp16 batch 8 (channels-last) replayed from a CUDA graph, one frame every PERIOD_MS
       (5; 0 = back to back), each replay timed by CUDA events. Runs PHASES phases of FRAMES frames;
       before phase k it waits for CONTROL/go-k, after it prints one key=value line and creates
-      CONTROL/done-k, so the script can change the guard between phases of one process.
+      CONTROL/done-k, so the script can change the guard between phases of one process, and
+      CONTROL/frames-k: each frame's host start (s), GPU time and wall time (ms).
   neighbour KIND STOP LOG
       A best-effort job until the file STOP exists, synchronising only every few steps (as training
       loops do when they read the loss): every synchronisation appends "monotonic_s wall_s steps
@@ -56,7 +57,7 @@ def victim(frames, phases, control, period_ms):
     print("victim-ready", flush=True)
     for phase in range(phases):
         wait_for(os.path.join(control, f"go-{phase}"))
-        gpu, wall = [], []
+        gpu, wall, at = [], [], []
         began = time.time()
         tick = time.perf_counter()
         with torch.cuda.stream(stream):
@@ -64,6 +65,7 @@ def victim(frames, phases, control, period_ms):
                 if period_ms > 0:
                     tick += period_ms / 1e3
                 t0 = time.perf_counter()
+                at.append(t0)
                 start.record(stream)
                 graph.replay()
                 end.record(stream)
@@ -77,6 +79,11 @@ def victim(frames, phases, control, period_ms):
                     else:
                         tick = time.perf_counter()
         ended = time.time()
+        # Each frame: its host start (s after the phase began), GPU time and host wall time (ms),
+        # so that a tail can be told apart from a shift of every frame.
+        with open(os.path.join(control, f"frames-{phase}"), "w") as out:
+            for t, g, w in zip(at, gpu, wall):
+                out.write(f"{t - at[0]:.6f} {g:.4f} {w * 1e3:.4f}\n")
         print(f"phase={phase} frames={frames} start={began:.3f} end={ended:.3f} "
               f"p50_ms={percentile(gpu, 50):.4f} p99_ms={percentile(gpu, 99):.4f} "
               f"p999_ms={percentile(gpu, 99.9):.4f} max_ms={max(gpu):.4f} "

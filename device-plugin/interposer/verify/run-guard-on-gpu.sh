@@ -22,7 +22,7 @@
 # (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540), NALONE_S (seconds the neighbour
 # runs alone in each guard state before the victim starts, 5),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
-# Writes $OUT/guard-verification.md and its logs.
+# Writes $OUT/guard-verification.md, its logs and frames/ (every frame of every phase).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bundle=$(dirname "$here")
@@ -152,6 +152,7 @@ victim_phases() {
     while [ ! -e "$ctl/done-$k" ] && kill -0 $vpid 2>/dev/null; do sleep 0.05; done
     [ -e "$ctl/done-$k" ] || { echo "victim phase $k did not finish" >> "$log"; break; }
     echo "$label $kind $state $nlog $(grep "^phase=$k " "$ctl/out")" >> "$work/phases"
+    mkdir -p "$out/frames" && cp "$ctl/frames-$k" "$out/frames/$label-$kind-$k-${state//@/_}" 2>/dev/null
     # Beside a neighbour: the slots' counts after each phase, so holds and cap cuts can be told apart.
     [ "$label" != pair ] || gtool report "$guard" | sed "s/^/$kind pair $k $state: /" >> "$work/guard-report"
     k=$((k + 1))
