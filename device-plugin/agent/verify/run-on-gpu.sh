@@ -31,7 +31,7 @@ verify() { # mode, extra args
 }
 
 {
-  echo "# smslice agent verification on the H200 GPU machine"
+  echo "# smslice agent verification on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   echo
   echo "Command: \`device-plugin/agent/verify/run-on-gpu.sh\` (after prepare-gpu-run.sh)  "
   echo "Host: $(nproc) CPUs visible, cgroup cpu.max $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo n/a)  "
