@@ -160,14 +160,15 @@ if summary:
         print(f"- {line}")
     print()
 
-shared = [r for r in rows if r["label"] in ("mps", "timesliced")]
+SHARED_SETUPS = ("mps", "mps-unlimited", "timesliced")
+shared = [r for r in rows if r["label"] in SHARED_SETUPS]
 if shared:
-    print("## 4. Without green slices: MPS active-thread percentages (victim 12%, neighbour 88%) and "
-          "time-slicing (no MPS), the same victim alone and beside a `train` neighbour")
+    print("## 4. Without green slices: MPS active-thread percentages (victim 12%, neighbour 88%), MPS "
+          "without limits and time-slicing (no MPS), the same victim alone and beside a `train` neighbour")
     print()
     print("| setup | victim | p50 ms | p99 ms | p99.9 ms | p99 / own alone | p99 / green alone | neighbour steps/s | SM MHz | mem MHz | power W mean (max) | temp C | clock-event reasons |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for how in ("mps", "timesliced"):
+    for how in SHARED_SETUPS:
         got = [r for r in shared if r["label"] == how]
         own = float(got[0]["p99_ms"]) if got else None
         for i, r in enumerate(got):

@@ -10,15 +10,16 @@
 # Run from the bundle prepare-gpu-run.sh made:  bash <bundle>/verify/run-guard-on-gpu.sh [parts]
 #   parts, in the order given: any of alone neighbours bound shared overhead (default alone
 #   neighbours overhead); bound: a train neighbour alone through the guard states, rounds in
-#   alternating order (ALTERNATIONS of them); shared: the same victim and a train neighbour without green slices, under MPS with
-#   active-thread percentages (12 / 88) and time-sliced (no MPS), alone and beside each other
+#   alternating order (ALTERNATIONS of them); shared: the same victim and a train neighbour without green slices, alone
+#   and beside each other, in each setup of SHARED (default "mps timesliced"): mps (MPS active-thread
+#   percentages 12 / 88), mps-unlimited (MPS without limits), timesliced (no MPS)
 # Environment: FRAMES (per phase, 1500), PERIOD_MS (5), KINDS (train copy gemm-long), PAIRS (guard
 # off/on rounds of phases per neighbour, 2), DEPTH (best-effort launches in flight at most, 512),
 # INFLIGHT_MS (their estimated GPU time in flight at most, 0.5; 0: the depth alone), SWEEP (in-flight
 # bounds, ms, each a guarded phase of every round, default INFLIGHT_MS; MS@AHEAD also closes gates
 # AHEAD ms before the periodic victim's next frame is due), MAX_HOLD_MS (10), SHARE
 # (0.5), WINDOW_MS (100), HOLD_ON (how best-effort tenants hold: thread or stream, thread), AHEAD_MS
-# (gates close this long before a periodic victim's frame is due, 0; a SWEEP entry's @AHEAD sets its own), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
+# (gates close this long before a periodic victim's frame is due, 0; a SWEEP entry's @AHEAD sets its own), SHARED (setups of part shared), SHARED_FRAMES (frames a phase of part shared, FRAMES), ALTERNATIONS
 # (overhead pairs, 3), BUDGET_S (stop starting parts after this, 540), NALONE_S (seconds the neighbour
 # runs alone in each guard state before the victim starts, 5),
 # NODE_JAVA_OPTS (e.g. -Dsmslice.backend=simulated to try the wiring without a GPU).
@@ -37,7 +38,7 @@ log=$out/run.log
 FRAMES=${FRAMES:-1500} PERIOD_MS=${PERIOD_MS:-5} KINDS=${KINDS:-"train copy gemm-long"}
 PAIRS=${PAIRS:-2} DEPTH=${DEPTH:-512} INFLIGHT_MS=${INFLIGHT_MS:-0.5} MAX_HOLD_MS=${MAX_HOLD_MS:-10} SHARE=${SHARE:-0.5}
 WINDOW_MS=${WINDOW_MS:-100} SWEEP=${SWEEP:-$INFLIGHT_MS} ALTERNATIONS=${ALTERNATIONS:-3} BUDGET_S=${BUDGET_S:-540}
-NALONE_S=${NALONE_S:-5} HOLD_ON=${HOLD_ON:-thread} AHEAD_MS=${AHEAD_MS:-0}
+NALONE_S=${NALONE_S:-5} HOLD_ON=${HOLD_ON:-thread} AHEAD_MS=${AHEAD_MS:-0} SHARED=${SHARED:-"mps timesliced"}
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 export PYTHONUNBUFFERED=1
 note() { echo "$*" | tee -a "$md"; }
@@ -84,6 +85,8 @@ tenant() {
   local claim=$1 priority=$2; shift 2
   if [ "$claim" = none ]; then
     env -u LD_PRELOAD "$@"
+  elif [ "$claim" = mps ]; then # no slice: MPS without limits
+    env -u LD_PRELOAD -u CUDA_MPS_ACTIVE_THREAD_PERCENTAGE "$@"
   elif [ "${claim#mps}" != "$claim" ]; then # no slice: MPS with an active-thread percentage
     env -u LD_PRELOAD CUDA_MPS_ACTIVE_THREAD_PERCENTAGE="${claim#mps}" "$@"
   elif [ "$claim" = timesliced ]; then # no slice, no MPS: the driver time-slices the processes
@@ -223,11 +226,15 @@ part_bound() {
 part_shared() {
   # No green slices: the victim alone, then beside a train neighbour, in one victim process each
   # (SHARED_FRAMES frames a phase: time-sliced frames can take many periods).
-  local how FRAMES=${SHARED_FRAMES:-$FRAMES}
-  for how in mps timesliced; do
+  local how FRAMES=${SHARED_FRAMES:-$FRAMES} vclaim nclaim
+  for how in $SHARED; do
     [ "$(left)" -gt 60 ] || { note "shared $how skipped: out of time"; continue; }
-    local vclaim=mps12 nclaim=mps88
-    [ $how = mps ] || vclaim=timesliced nclaim=timesliced
+    case $how in
+      mps) vclaim=mps12 nclaim=mps88 ;;
+      mps-unlimited) vclaim=mps nclaim=mps ;;
+      timesliced) vclaim=timesliced nclaim=timesliced ;;
+      *) note "unknown shared setup $how"; continue ;;
+    esac
     NEIGHBOUR_CLAIM=$nclaim:train victim_phases "$how" train "$work/n-$how.log" "$vclaim" - "$PERIOD_MS" - + -
   done
 }
