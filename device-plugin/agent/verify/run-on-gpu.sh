@@ -2,14 +2,18 @@
 # The agent's verification on a GPU machine (made for the H200 GPU machine): protocol,
 # confinement, isolation, proxy cost against in-process JCuda, resize, cross-claim reads and
 # fault recovery, in both run modes; one table per mode. Starts and stops its own MPS daemon for
-# the worker mode. Needs .gpu-run/ from prepare-gpu-run.sh. Writes $OUT/agent-verification.md.
+# the worker mode. Needs .gpu-run/ from prepare-gpu-run.sh, or the bundle of
+# device-plugin/interposer/verify/prepare-gpu-run.sh (.gpu-run/interposer), which holds the same
+# jars. Writes $OUT/agent-verification.md.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=${OUT:-/tmp/smslice-verify-out}
 mkdir -p "$out"
+bundle=$root/.gpu-run
+[ -d "$bundle/agent" ] || bundle=$root/.gpu-run/interposer
 jre=/tmp/smslice-jre25
 if [ ! -x "$jre/bin/java" ]; then
-  mkdir -p "$jre" && tar -xzf "$root/.gpu-run/jre25.tgz" -C "$jre" --strip-components=1
+  mkdir -p "$jre" && tar -xzf "$bundle/jre25.tgz" -C "$jre" --strip-components=1
 fi
 export LD_LIBRARY_PATH=/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
 # Session files are pinned with cuMemHostRegister; prefer tmpfs when it has room.
@@ -22,7 +26,7 @@ verify() { # mode, extra args
   local mode=$1; shift
   rm -rf "$work" && mkdir -p "$work"
   timeout 240 "$jre/bin/java" --enable-native-access=ALL-UNNAMED -Djava.io.tmpdir="$work" \
-    -cp "$root/.gpu-run/agent/*" io.smslice.agent.verify.GpuVerification cuda "$mode" \
+    -cp "$bundle/agent/*" io.smslice.agent.verify.GpuVerification cuda "$mode" \
     "$root/device-plugin/agent/verify/kernels.ptx" "$work/$mode" "$out/$mode.md" "$@" \
     > "$out/$mode.log" 2>&1
   echo "$mode: exit $?"

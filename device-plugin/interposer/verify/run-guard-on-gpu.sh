@@ -179,10 +179,19 @@ part_alone() { # the report's part 1: guard off (nothing tracked) and on (tracke
   victim_phases alone - - victim LatencyCritical "$PERIOD_MS" $(for _ in $(seq 1 $PAIRS); do echo 0 1; done)
 }
 
+# Seconds one neighbour's rounds take: its phases, its time alone in each guard state, and ~30 s
+# to start it and the victim.
+neighbour_seconds() {
+  local states
+  states=$(guarded_states | wc -l)
+  echo $(((PAIRS * states * FRAMES * ${PERIOD_MS%.*} + 999) / 1000 + states * NALONE_S + 30))
+}
+
 part_neighbours() {
-  local kind round=0
+  local kind round=0 needs
+  needs=$(neighbour_seconds)
   for kind in $KINDS; do
-    [ "$(left)" -gt 90 ] || { note "neighbour $kind skipped: out of time"; continue; }
+    [ "$(left)" -gt "$needs" ] || { note "neighbour $kind skipped: out of time (it needs ~$needs s)"; continue; }
     # Files of their own per neighbour, so that a kind named twice runs twice (run 9 did not).
     round=$((round + 1))
     local stop=$work/stop-$kind-$round nlog=$work/n-$kind-$round.log
